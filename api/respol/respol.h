@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* All of respol's public interface. */
+#ifndef RESPOL_RESPOL_H
+#define RESPOL_RESPOL_H
+
+#include <respol/error.h>
+#include <respol/hostlist.h>
+#include <respol/idset.h>
+#include <respol/range.h>
+#include <respol/rset.h>
+
+#endif

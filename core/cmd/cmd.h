@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Shared pieces of the respol command: subcommand entry points and the
+ * helpers that give every subcommand the same error conventions:
+ *   respol: SUBCOMMAND: message     on stderr
+ *   exit 1 on bad input, 2 on bad usage.
+ */
+#ifndef RESPOL_CMD_H
+#define RESPOL_CMD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#define EXIT_INPUT 1
+#define EXIT_USAGE 2
+
+/* Subcommands: argv[0] is the subcommand name. Return the exit status. */
+int cmd_idset (int argc, char **argv);
+int cmd_hostlist (int argc, char **argv);
+int cmd_R (int argc, char **argv);
+
+/* Print "respol: SUB: message" on stderr and exit with EXIT_INPUT. */
+void cmd_die (const char *sub, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3), noreturn));
+/* Print "respol: SUB: message" and a hint to try --help, exit EXIT_USAGE. */
+void cmd_usage_error (const char *sub, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3), noreturn));
+/* Print "respol: SUB: message" on stderr, no exit. */
+void cmd_warn (const char *sub, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+
+/* Read all of stream into a NUL terminated buffer (caller frees), dying
+ * with a message on error or when it exceeds CMD_INPUT_MAX bytes. */
+#define CMD_INPUT_MAX ((size_t)1 << 30)
+char *cmd_read_all (const char *sub, FILE *stream, size_t *lenp);
+
+/* Read a stream of concatenated JSON values (white space between them is
+ * optional).  Returns a JSON array of them (caller must json_decref); dies
+ * with "respol: SUB: stdin: line:col: message" on a syntax error. */
+json_t *cmd_read_json_stream (const char *sub, FILE *stream);
+
+/* Print a JSON value with sorted keys, compact, and a newline. */
+void cmd_print_json (const json_t *o);
+
+#endif

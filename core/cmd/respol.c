@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* respol: the command.  `respol SUBCOMMAND [OPTIONS] [ARGS]`.
+ *
+ * This file only dispatches; each subcommand lives in its own file and
+ * prints errors as "respol: SUBCOMMAND: message", exiting 1 on bad input
+ * and 2 on bad usage (see cmd.h).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+#include "cmd.h"
+
+struct subcommand {
+    const char *name;
+    int (*fn) (int argc, char **argv);
+    const char *summary;
+};
+
+static const struct subcommand subcommands[] = {
+    { "idset", cmd_idset, "encode, expand and combine RFC 22 idsets" },
+    { "hostlist", cmd_hostlist, "manipulate RFC 29 hostlists" },
+    { "R", cmd_R, "encode, decode and combine RFC 20 resource sets" },
+};
+
+static void usage (FILE *f)
+{
+    fprintf (f, "Usage: respol [--help] [--version] SUBCOMMAND [ARGS...]\n\n");
+    fprintf (f, "Subcommands:\n");
+    for (size_t i = 0; i < sizeof (subcommands) / sizeof (subcommands[0]);
+         i++)
+        fprintf (f, "  %-10s %s\n", subcommands[i].name,
+                 subcommands[i].summary);
+    fprintf (f, "\nRun 'respol SUBCOMMAND --help' for the options of one.\n");
+}
+
+int main (int argc, char **argv)
+{
+    if (argc < 2) {
+        usage (stderr);
+        return EXIT_USAGE;
+    }
+    if (!strcmp (argv[1], "--help") || !strcmp (argv[1], "-h")
+        || !strcmp (argv[1], "help")) {
+        usage (stdout);
+        return 0;
+    }
+    if (!strcmp (argv[1], "--version")) {
+        printf ("respol %s\n", PACKAGE_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof (subcommands) / sizeof (subcommands[0]);
+         i++) {
+        if (!strcmp (argv[1], subcommands[i].name))
+            return subcommands[i].fn (argc - 1, argv + 1);
+    }
+    fprintf (stderr, "respol: unknown subcommand '%s'\n", argv[1]);
+    fprintf (stderr, "Try 'respol --help' for the list.\n");
+    return EXIT_USAGE;
+}
