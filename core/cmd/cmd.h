@@ -20,6 +20,11 @@
 int cmd_idset (int argc, char **argv);
 int cmd_hostlist (int argc, char **argv);
 int cmd_R (int argc, char **argv);
+int cmd_jobspec (int argc, char **argv);
+/* `respol jobspec create` (argv[0] is "create") and `respol R filter`
+ * (argv[0] is "filter"), dispatched from cmd_jobspec and cmd_R. */
+int cmd_jobspec_create (int argc, char **argv);
+int cmd_R_filter (int argc, char **argv);
 
 /* Print "respol: SUB: message" on stderr and exit with EXIT_INPUT. */
 void cmd_die (const char *sub, const char *fmt, ...)

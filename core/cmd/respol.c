@@ -21,6 +21,7 @@ static const struct subcommand subcommands[] = {
     { "idset", cmd_idset, "encode, expand and combine RFC 22 idsets" },
     { "hostlist", cmd_hostlist, "manipulate RFC 29 hostlists" },
     { "R", cmd_R, "encode, decode and combine RFC 20 resource sets" },
+    { "jobspec", cmd_jobspec, "create, validate and convert RFC 14 jobspec" },
 };
 
 static void usage (FILE *f)
