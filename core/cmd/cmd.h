@@ -21,6 +21,8 @@ int cmd_idset (int argc, char **argv);
 int cmd_hostlist (int argc, char **argv);
 int cmd_R (int argc, char **argv);
 int cmd_jobspec (int argc, char **argv);
+int cmd_plugin (int argc, char **argv);
+int cmd_config (int argc, char **argv);
 /* `respol jobspec create` (argv[0] is "create") and `respol R filter`
  * (argv[0] is "filter"), dispatched from cmd_jobspec and cmd_R. */
 int cmd_jobspec_create (int argc, char **argv);

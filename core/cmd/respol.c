@@ -22,6 +22,8 @@ static const struct subcommand subcommands[] = {
     { "hostlist", cmd_hostlist, "manipulate RFC 29 hostlists" },
     { "R", cmd_R, "encode, decode and combine RFC 20 resource sets" },
     { "jobspec", cmd_jobspec, "create, validate and convert RFC 14 jobspec" },
+    { "plugin", cmd_plugin, "list configured plugins, describe a plugin file" },
+    { "config", cmd_config, "check a configuration file" },
 };
 
 static void usage (FILE *f)

@@ -1,0 +1,5 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+int main (void)
+{
+    return 0;
+}
