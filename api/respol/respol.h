@@ -3,9 +3,13 @@
 #ifndef RESPOL_RESPOL_H
 #define RESPOL_RESPOL_H
 
+#include <respol/constraint.h>
+#include <respol/diag.h>
+#include <respol/document.h>
 #include <respol/error.h>
 #include <respol/hostlist.h>
 #include <respol/idset.h>
+#include <respol/jobspec.h>
 #include <respol/range.h>
 #include <respol/rset.h>
 

@@ -1,6 +1,164 @@
 /* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* respol R filter: the execution targets of R that satisfy a constraint.
+ *
+ *   respol R filter CONSTRAINT  < R
+ *
+ * stdin holds one or more concatenated R objects (RFC 20); their union
+ * (rp_rset_add) is filtered.
+ * CONSTRAINT is an RFC 31 JSON object when its first non-blank character
+ * is '{', else an RFC 35 query (api/respol/constraint.h).  The matching
+ * subset is printed as compact R with sorted keys.
+ *
+ * Errors follow the other `respol R` subcommands (core/cmd/R.c):
+ * "respol: R: filter: message", exit 1 for a bad constraint or bad R,
+ * 2 for bad usage; empty input is "no R on stdin"; the "R: " that
+ * library messages start with is dropped, and an error in the n-th object
+ * of stdin reads "stdin: object n: ..." ("stdin: ..." when there is one).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <respol/constraint.h>
+#include <respol/rset.h>
+
 #include "cmd.h"
+
+#define SUB "R"
+
+static void usage (FILE *f)
+{
+    fprintf (f, "Usage: respol R filter CONSTRAINT < R\n\n"
+                "Print the execution targets of R (the union of the R objects "
+                "on stdin)\n"
+                "that satisfy CONSTRAINT: RFC 31 JSON ({\"properties\": "
+                "[\"ssd\"]}) or an\n"
+                "RFC 35 query (ssd, ^slowgpu, host:node[1-4], rank:0-3, and, "
+                "or, not, -term,\n"
+                "parentheses).  A query that starts with '-' needs '--' "
+                "before it.\n\n"
+                "Options:\n"
+                "  -h, --help   print this message\n");
+}
+
+#define die(...) cmd_die (SUB, "filter: " __VA_ARGS__)
+#define usage_error(...) cmd_usage_error (SUB, "filter: " __VA_ARGS__)
+
+static struct rp_constraint *compile_arg (const char *arg)
+{
+    const char *s = arg + strspn (arg, " \t\r\n");
+    rp_error_t error;
+    json_error_t jerr;
+    json_t *o;
+    struct rp_constraint *c;
+
+    if (*s == '{') {
+        if (!(o = json_loads (s, 0, &jerr)))
+            die ("constraint: JSON: %s at offset %d", jerr.text,
+                 jerr.position + (int)(s - arg));
+    } else if (!(o = rp_constraint_query_parse (arg, &error))) {
+        die ("%s", error.text);
+    }
+    if (!(c = rp_constraint_compile (o, &error)))
+        die ("%s", error.text);
+    json_decref (o);
+    return c;
+}
+
+static const char *lib_text (const rp_error_t *error)
+{
+    if (!strncmp (error->text, "R: ", 3))
+        return error->text + 3;
+    return error->text;
+}
+
+/* Where object i of n came from, for messages. */
+static const char *origin (size_t i, size_t n)
+{
+    static char buf[64];
+
+    if (n == 1)
+        return "stdin";
+    snprintf (buf, sizeof (buf), "stdin: object %zu", i + 1);
+    return buf;
+}
+
+/* The union of the R objects on stdin. */
+static struct rp_rset *read_rset (void)
+{
+    json_t *all = cmd_read_json_stream (SUB ": filter", stdin);
+    size_t n = json_array_size (all);
+    struct rp_rset *r = rp_rset_create ();
+    rp_error_t error;
+
+    if (n == 0)
+        die ("no R on stdin");
+    if (!r)
+        die ("out of memory");
+    for (size_t i = 0; i < n; i++) {
+        struct rp_rset *one;
+
+        if (!(one = rp_rset_from_json (json_array_get (all, i), &error))
+            || rp_rset_add (r, one, &error) < 0)
+            die ("%s: %s", origin (i, n), lib_text (&error));
+        rp_rset_destroy (one);
+    }
+    json_decref (all);
+    return r;
+}
+
+static const struct option longopts[] = {
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+};
+
+static void parse_options (int argc, char **argv)
+{
+    int c;
+
+    optind = 0;
+    opterr = 0;
+    while ((c = getopt_long (argc, argv, "+h", longopts, NULL)) != -1) {
+        if (c == 'h') {
+            usage (stdout);
+            exit (0);
+        }
+        if (optopt == 'h')
+            usage_error ("option '--help' takes no argument");
+        if (optopt != 0)
+            usage_error ("unknown option '-%c'", optopt);
+        usage_error ("unknown option '%.*s'",
+                     (int)strcspn (argv[optind - 1], "="), argv[optind - 1]);
+    }
+}
+
 int cmd_R_filter (int argc, char **argv)
 {
-    cmd_die ("R", "not implemented yet");
+    struct rp_constraint *c;
+    struct rp_rset *r;
+    struct rp_rset *result;
+    rp_error_t error;
+    char *s;
+
+    parse_options (argc, argv);
+    if (optind == argc)
+        usage_error ("missing CONSTRAINT argument");
+    if (argc - optind > 1)
+        usage_error ("unexpected argument '%s'", argv[optind + 1]);
+    c = compile_arg (argv[optind]);
+    r = read_rset ();
+    if (!(result = rp_constraint_filter_rset (c, r, &error)))
+        die ("%s", error.text);
+    if (!(s = rp_rset_encode (result, 0)))
+        die ("encode: %s", strerror (errno));
+    printf ("%s\n", s);
+    if (fflush (stdout) != 0 || ferror (stdout))
+        die ("write error: %s", strerror (errno));
+    free (s);
+    rp_rset_destroy (result);
+    rp_rset_destroy (r);
+    rp_constraint_destroy (c);
+    return 0;
 }
