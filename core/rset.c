@@ -1,2 +1,2320 @@
 /* SPDX-License-Identifier: LGPL-3.0-or-later */
-/* placeholder until implemented */
+/* Resource sets: R version 1 (RFC 20), see api/respol/rset.h.
+ *
+ * Model.  Targets live in an array sorted by rank (lookups are binary
+ * searches).  A target points to a reference counted "children" record
+ * holding its core and GPU idsets; the ranks of one R_lite entry share one
+ * record and a copy of a set copies no idset.  A record is never modified
+ * (operations build new ones) and its count is atomic, so two sets that
+ * share records may be used by different threads.  Properties are an array
+ * sorted by name, each an idset of ranks.  rp_rset_rank_of() uses an index of
+ * the targets sorted by host name, built on first use and dropped when the
+ * targets change.
+ *
+ * Cost.  Decode sorts the rank ranges of all R_lite entries to find a rank
+ * named twice without expanding a range, then expands them in rank order:
+ * O(E log E + n).  Encode groups targets whose children are equal by
+ * sorting them on the encoded strings of their children (encoded once per
+ * shared record): O(n log n), never a pairwise comparison.  add, append,
+ * union, diff, intersect, subset, equal and verify walk both target arrays
+ * together: O(n + m) idset operations.  A function that changes a set in
+ * place builds the result aside and swaps it in, so on failure the set is
+ * unchanged.
+ *
+ * Decisions (see doc/conformance.md):
+ * - Strict decode.  Duplicate JSON keys, unknown keys of an R_lite entry
+ *   and unknown children types (anything but "core" and "gpu") are errors:
+ *   flux-core ignores the former and keeps other children types, but respol
+ *   models only cores and GPUs and would otherwise drop resources silently.
+ * - "nodelist" is REQUIRED as in the RFC: R written by flux-core releases
+ *   older than the nodelist key is rejected.
+ * - An empty R_lite array is the empty set.  An entry with an empty "rank"
+ *   idset is an error; "core": "" is a target without cores.
+ * - A rank named by two R_lite entries is an error, reported for the
+ *   lowest such rank at the second entry (document order) that names it.
+ * - At most RP_RSET_MAX_TARGETS targets, so that a few bytes of input
+ *   ("rank": "0-4294967294") cannot expand into gigabytes.
+ * - Property names: RFC 20 characters, plus white space and control
+ *   characters, are illegal; at most one '@', with text on both sides;
+ *   a leading '+' (instance-local) must be followed by a name.  A property
+ *   whose idset is empty is accepted and dropped; its ranks must be targets.
+ * - "nslots" must be an integer > 0 and "scheduling" an object; both are
+ *   kept verbatim, with every other unknown key.
+ * - Targets are matched by rank and host name: diff subtracts only where
+ *   both agree (so a - b = a - (a & b)), intersect keeps only those.  A
+ *   target that had resources and is left with none is dropped; a target
+ *   without resources survives intersect when it has none in both sets, so
+ *   a & a = a and a - a is empty.
+ * - rp_rset_is_subset() needs every target of a (even one without
+ *   resources) in b; rp_rset_verify() reports extra targets of actual.
+ * - The empty set encodes "nodelist": [].
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "respol/rset.h"
+
+struct children {
+    atomic_size_t refs; /* atomic: copies share records across threads */
+    struct rp_idset *cores;
+    struct rp_idset *gpus;
+};
+
+struct target {
+    unsigned int rank;
+    char *host;
+    struct children *ch;
+};
+
+struct prop {
+    char *name;
+    struct rp_idset *ranks; /* never empty, always targets */
+};
+
+struct rp_rset {
+    struct target *t; /* sorted by rank */
+    size_t n;
+    size_t alloc;
+    struct rp_idset *ranks; /* the ranks of t */
+    struct prop *p;         /* sorted by name */
+    size_t np;
+    size_t palloc;
+    double starttime;
+    double expiration;
+    json_t *top;                  /* opaque top level keys, incl. scheduling */
+    json_t *exec;                 /* opaque execution keys, incl. nslots */
+    const struct target **byhost; /* lazy: sorted by host name, rank */
+};
+
+static int fail_errno (rp_error_t *error)
+{
+    if (errno == EOVERFLOW)
+        return rp_error_set (error, EOVERFLOW, "more than %u execution targets",
+                             RP_RSET_MAX_TARGETS);
+    if (errno == 0)
+        errno = ENOMEM;
+    return rp_error_set (error, errno, "%s", strerror (errno));
+}
+
+static int invalid (rp_error_t *error)
+{
+    return rp_error_set (error, EINVAL, "invalid argument");
+}
+
+/* --- children ------------------------------------------------------------ */
+
+/* Takes ownership of cores and gpus, also on failure. */
+static struct children *children_create (struct rp_idset *cores,
+                                         struct rp_idset *gpus)
+{
+    struct children *ch = NULL;
+
+    if (!cores || !gpus || !(ch = malloc (sizeof (*ch)))) {
+        rp_idset_destroy (cores);
+        rp_idset_destroy (gpus);
+        return NULL;
+    }
+    atomic_init (&ch->refs, 1);
+    ch->cores = cores;
+    ch->gpus = gpus;
+    return ch;
+}
+
+static struct rp_idset *idset_copy_or_empty (const struct rp_idset *ids)
+{
+    return ids ? rp_idset_copy (ids) : rp_idset_create ();
+}
+
+static struct children *children_copy (const struct rp_idset *cores,
+                                       const struct rp_idset *gpus)
+{
+    return children_create (idset_copy_or_empty (cores),
+                            idset_copy_or_empty (gpus));
+}
+
+static struct children *children_ref (struct children *ch)
+{
+    if (ch)
+        atomic_fetch_add_explicit (&ch->refs, 1, memory_order_relaxed);
+    return ch;
+}
+
+static void children_unref (struct children *ch)
+{
+    int saved_errno = errno;
+
+    if (ch
+        && atomic_fetch_sub_explicit (&ch->refs, 1, memory_order_acq_rel)
+               == 1) {
+        rp_idset_destroy (ch->cores);
+        rp_idset_destroy (ch->gpus);
+        free (ch);
+    }
+    errno = saved_errno;
+}
+
+static bool children_empty (const struct children *ch)
+{
+    return rp_idset_empty (ch->cores) && rp_idset_empty (ch->gpus);
+}
+
+static bool children_equal (const struct children *a, const struct children *b)
+{
+    return a == b
+           || (rp_idset_equal (a->cores, b->cores)
+               && rp_idset_equal (a->gpus, b->gpus));
+}
+
+static bool children_within (const struct children *a, const struct children *b)
+{
+    return a == b
+           || (rp_idset_is_subset (a->cores, b->cores)
+               && rp_idset_is_subset (a->gpus, b->gpus));
+}
+
+static struct children *children_union (struct children *a, struct children *b)
+{
+    if (children_within (b, a))
+        return children_ref (a);
+    return children_create (rp_idset_union (a->cores, b->cores),
+                            rp_idset_union (a->gpus, b->gpus));
+}
+
+static struct children *children_diff (struct children *a, struct children *b)
+{
+    if (!rp_idset_intersects (a->cores, b->cores)
+        && !rp_idset_intersects (a->gpus, b->gpus))
+        return children_ref (a);
+    return children_create (rp_idset_difference (a->cores, b->cores),
+                            rp_idset_difference (a->gpus, b->gpus));
+}
+
+static struct children *children_and (struct children *a, struct children *b)
+{
+    if (children_within (a, b))
+        return children_ref (a);
+    return children_create (rp_idset_intersect (a->cores, b->cores),
+                            rp_idset_intersect (a->gpus, b->gpus));
+}
+
+/* --- targets ------------------------------------------------------------- */
+
+static void drop_host_index (struct rp_rset *r)
+{
+    free (r->byhost);
+    r->byhost = NULL;
+}
+
+static int grow_targets (struct rp_rset *r, size_t want)
+{
+    size_t alloc = r->alloc ? r->alloc : 16;
+    struct target *t;
+
+    if (want <= r->alloc)
+        return 0;
+    if (want > RP_RSET_MAX_TARGETS) {
+        errno = EOVERFLOW;
+        return -1;
+    }
+    while (alloc < want)
+        alloc *= 2;
+    if (alloc > RP_RSET_MAX_TARGETS)
+        alloc = RP_RSET_MAX_TARGETS;
+    if (!(t = realloc (r->t, alloc * sizeof (*t))))
+        return -1;
+    r->t = t;
+    r->alloc = alloc;
+    return 0;
+}
+
+/* Append a target whose rank is above all others.  Steals ch, also on
+ * failure (a NULL ch is a failed allocation). */
+static int push_target (struct rp_rset *r, unsigned int rank, const char *host,
+                        struct children *ch)
+{
+    char *copy = NULL;
+
+    if (!ch || grow_targets (r, r->n + 1) < 0 || !(copy = strdup (host))
+        || rp_idset_add (r->ranks, rank) < 0) {
+        free (copy);
+        children_unref (ch);
+        return -1;
+    }
+    r->t[r->n].rank = rank;
+    r->t[r->n].host = copy;
+    r->t[r->n].ch = ch;
+    r->n++;
+    return 0;
+}
+
+/* Index of rank, or where it would be inserted. */
+static bool find_rank (const struct rp_rset *r, unsigned int rank, size_t *pos)
+{
+    size_t lo = 0;
+    size_t hi = r->n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->t[mid].rank < rank)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *pos = lo;
+    return lo < r->n && r->t[lo].rank == rank;
+}
+
+static const struct target *get_target (const struct rp_rset *r,
+                                        unsigned int rank)
+{
+    size_t pos;
+
+    if (!r) {
+        errno = EINVAL;
+        return NULL;
+    }
+    if (!find_rank (r, rank, &pos)) {
+        errno = ENOENT;
+        return NULL;
+    }
+    return &r->t[pos];
+}
+
+static int host_cmp (const void *a, const void *b)
+{
+    const struct target *x = *(const struct target *const *)a;
+    const struct target *y = *(const struct target *const *)b;
+    int c = strcmp (x->host, y->host);
+
+    if (c == 0)
+        c = (x->rank > y->rank) - (x->rank < y->rank);
+    return c;
+}
+
+/* The host index is a cache: building it does not change the set, so it
+ * is built on a const set (not thread safe against concurrent first use).
+ */
+static const struct target **host_index (const struct rp_rset *r)
+{
+    struct rp_rset *cache = (struct rp_rset *)r;
+    const struct target **idx;
+
+    if (r->byhost)
+        return r->byhost;
+    if (!(idx = malloc ((r->n + 1) * sizeof (*idx))))
+        return NULL;
+    for (size_t i = 0; i < r->n; i++)
+        idx[i] = &r->t[i];
+    qsort (idx, r->n, sizeof (*idx), host_cmp);
+    cache->byhost = idx;
+    return idx;
+}
+
+/* Index in r->t of the lowest ranked target on host, or -1. */
+static ssize_t host_lookup (const struct rp_rset *r, const char *host)
+{
+    const struct target **idx = host_index (r);
+    size_t lo = 0;
+    size_t hi = r->n;
+
+    if (!idx)
+        return -1;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp (idx[mid]->host, host) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == r->n || strcmp (idx[lo]->host, host) != 0) {
+        errno = ENOENT;
+        return -1;
+    }
+    return idx[lo] - r->t;
+}
+
+/* --- create, destroy, copy ------------------------------------------------ */
+
+struct rp_rset *rp_rset_create (void)
+{
+    struct rp_rset *r = calloc (1, sizeof (*r));
+
+    if (!r)
+        return NULL;
+    if (!(r->ranks = rp_idset_create ()) || !(r->top = json_object ())
+        || !(r->exec = json_object ())) {
+        rp_rset_destroy (r);
+        errno = ENOMEM;
+        return NULL;
+    }
+    return r;
+}
+
+void rp_rset_destroy (struct rp_rset *r)
+{
+    int saved_errno = errno;
+
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->n; i++) {
+        free (r->t[i].host);
+        children_unref (r->t[i].ch);
+    }
+    for (size_t i = 0; i < r->np; i++) {
+        free (r->p[i].name);
+        rp_idset_destroy (r->p[i].ranks);
+    }
+    free (r->t);
+    free (r->p);
+    free (r->byhost);
+    rp_idset_destroy (r->ranks);
+    json_decref (r->top);
+    json_decref (r->exec);
+    free (r);
+    errno = saved_errno;
+}
+
+static void rset_swap (struct rp_rset *a, struct rp_rset *b)
+{
+    struct rp_rset tmp = *a;
+
+    *a = *b;
+    *b = tmp;
+}
+
+/* A new set without targets, with r's times and opaque keys. */
+static struct rp_rset *empty_like (const struct rp_rset *r)
+{
+    struct rp_rset *out = rp_rset_create ();
+
+    if (!out)
+        return NULL;
+    out->starttime = r->starttime;
+    out->expiration = r->expiration;
+    if (json_object_update (out->top, r->top) < 0
+        || json_object_update (out->exec, r->exec) < 0) {
+        rp_rset_destroy (out);
+        errno = ENOMEM;
+        return NULL;
+    }
+    return out;
+}
+
+/* --- properties: storage -------------------------------------------------- */
+
+/* Index of name, or where it would be inserted. */
+static bool prop_find (const struct rp_rset *r, const char *name, size_t *pos)
+{
+    size_t lo = 0;
+    size_t hi = r->np;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp (r->p[mid].name, name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *pos = lo;
+    return lo < r->np && strcmp (r->p[lo].name, name) == 0;
+}
+
+/* The properties "name@...", as the index range [*lo, *hi). */
+static int suffixed_range (const struct rp_rset *r, const char *name,
+                           size_t *lo, size_t *hi)
+{
+    size_t len = strlen (name);
+    char *prefix = malloc (len + 2);
+
+    if (!prefix)
+        return -1;
+    memcpy (prefix, name, len);
+    prefix[len] = '@';
+    prefix[len + 1] = '\0';
+    prop_find (r, prefix, lo);
+    for (*hi = *lo; *hi < r->np; (*hi)++) {
+        if (strncmp (r->p[*hi].name, prefix, len + 1) != 0)
+            break;
+    }
+    free (prefix);
+    return 0;
+}
+
+/* Insert at pos.  Takes ownership of ranks, also on failure. */
+static int prop_insert (struct rp_rset *r, size_t pos, const char *name,
+                        struct rp_idset *ranks)
+{
+    char *copy = NULL;
+
+    if (ranks && r->np == r->palloc) {
+        size_t alloc = r->palloc ? r->palloc * 2 : 8;
+        struct prop *p = realloc (r->p, alloc * sizeof (*p));
+        if (p) {
+            r->p = p;
+            r->palloc = alloc;
+        }
+    }
+    if (!ranks || r->np == r->palloc || !(copy = strdup (name))) {
+        rp_idset_destroy (ranks);
+        errno = ENOMEM;
+        return -1;
+    }
+    memmove (&r->p[pos + 1], &r->p[pos], (r->np - pos) * sizeof (*r->p));
+    r->p[pos].name = copy;
+    r->p[pos].ranks = ranks;
+    r->np++;
+    return 0;
+}
+
+static void prop_delete (struct rp_rset *r, size_t pos)
+{
+    free (r->p[pos].name);
+    rp_idset_destroy (r->p[pos].ranks);
+    r->np--;
+    memmove (&r->p[pos], &r->p[pos + 1], (r->np - pos) * sizeof (*r->p));
+}
+
+/* Give property name to ranks (not empty).  No change on failure. */
+static int prop_give (struct rp_rset *r, const char *name,
+                      const struct rp_idset *ranks)
+{
+    size_t pos;
+    struct rp_idset *u;
+
+    if (!prop_find (r, name, &pos))
+        return prop_insert (r, pos, name, rp_idset_copy (ranks));
+    if (!(u = rp_idset_union (r->p[pos].ranks, ranks)))
+        return -1;
+    rp_idset_destroy (r->p[pos].ranks);
+    r->p[pos].ranks = u;
+    return 0;
+}
+
+static int props_add_all (struct rp_rset *dst, const struct rp_rset *src)
+{
+    for (size_t i = 0; i < src->np; i++) {
+        if (prop_give (dst, src->p[i].name, src->p[i].ranks) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Keep properties on r's targets only. */
+static int props_restrict (struct rp_rset *r)
+{
+    for (size_t i = r->np; i-- > 0;) {
+        struct rp_idset *ids = rp_idset_intersect (r->p[i].ranks, r->ranks);
+        if (!ids)
+            return -1;
+        rp_idset_destroy (r->p[i].ranks);
+        r->p[i].ranks = ids;
+        if (rp_idset_empty (ids))
+            prop_delete (r, i);
+    }
+    return 0;
+}
+
+static int prop_cmp (const void *a, const void *b)
+{
+    return strcmp (((const struct prop *)a)->name,
+                   ((const struct prop *)b)->name);
+}
+
+/* --- properties: names ---------------------------------------------------- */
+
+/* Length of the valid UTF-8 sequence at s, or 0. */
+static size_t utf8_len (const unsigned char *s)
+{
+    unsigned char lo = 0x80;
+    unsigned char hi = 0xbf;
+    size_t len;
+
+    if (s[0] < 0x80)
+        return 1;
+    if (s[0] >= 0xc2 && s[0] <= 0xdf)
+        len = 2;
+    else if (s[0] >= 0xe0 && s[0] <= 0xef)
+        len = 3;
+    else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+        len = 4;
+    else
+        return 0;
+    if (s[0] == 0xe0)
+        lo = 0xa0; /* overlong */
+    else if (s[0] == 0xed)
+        hi = 0x9f; /* surrogates */
+    else if (s[0] == 0xf0)
+        lo = 0x90; /* overlong */
+    else if (s[0] == 0xf4)
+        hi = 0x8f; /* above U+10FFFF */
+    if (s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < len; i++) {
+        if (s[i] < 0x80 || s[i] > 0xbf)
+            return 0;
+    }
+    return len;
+}
+
+static int check_char (const char *name, size_t i, rp_error_t *error)
+{
+    unsigned char c = name[i];
+
+    if (strchr ("!&'\"^`|()", c) || c == ' ')
+        return rp_error_set (error, EINVAL,
+                             "property name \"%s\": illegal character '%c' "
+                             "at offset %zu",
+                             name, c, i);
+    if (c < 0x20 || c == 0x7f)
+        return rp_error_set (error, EINVAL,
+                             "property name: illegal character 0x%02x at "
+                             "offset %zu",
+                             c, i);
+    return 0;
+}
+
+static int check_at (const char *name, rp_error_t *error)
+{
+    const char *base = name[0] == '+' ? name + 1 : name;
+    const char *at = strchr (base, '@');
+
+    if (!*base)
+        return rp_error_set (error, EINVAL,
+                             "property name \"%s\": nothing after '+'", name);
+    if (!at)
+        return 0;
+    if (strchr (at + 1, '@'))
+        return rp_error_set (error, EINVAL,
+                             "property name \"%s\": more than one '@'", name);
+    if (at == base)
+        return rp_error_set (error, EINVAL,
+                             "property name \"%s\": nothing before '@'", name);
+    if (!at[1])
+        return rp_error_set (error, EINVAL,
+                             "property name \"%s\": nothing after '@'", name);
+    return 0;
+}
+
+int rp_rset_property_check (const char *name, rp_error_t *error)
+{
+    size_t i = 0;
+
+    if (!name)
+        return invalid (error);
+    if (!*name)
+        return rp_error_set (error, EINVAL, "property name is empty");
+    while (name[i]) {
+        size_t len = utf8_len ((const unsigned char *)name + i);
+        if (len == 0)
+            return rp_error_set (
+                error, EINVAL, "property name: invalid UTF-8 at offset %zu", i);
+        if (len == 1 && check_char (name, i, error) < 0)
+            return -1;
+        i += len;
+    }
+    return check_at (name, error);
+}
+
+/* --- properties: public --------------------------------------------------- */
+
+/* 0 when every id of ranks (NULL: all) is a target of r. */
+static int check_targets (const struct rp_rset *r, const struct rp_idset *ranks,
+                          rp_error_t *error)
+{
+    struct rp_idset *extra;
+    unsigned int id;
+
+    if (!ranks || rp_idset_is_subset (ranks, r->ranks))
+        return 0;
+    if (!(extra = rp_idset_difference (ranks, r->ranks)))
+        return fail_errno (error);
+    id = rp_idset_first (extra);
+    rp_idset_destroy (extra);
+    return rp_error_set (error, ENOENT, "rank %u is not an execution target",
+                         id);
+}
+
+int rp_rset_property_add (struct rp_rset *r, const char *name,
+                          const struct rp_idset *ranks, rp_error_t *error)
+{
+    if (!r)
+        return invalid (error);
+    if (rp_rset_property_check (name, error) < 0
+        || check_targets (r, ranks, error) < 0)
+        return -1;
+    if (!ranks)
+        ranks = r->ranks;
+    if (!rp_idset_empty (ranks) && prop_give (r, name, ranks) < 0)
+        return fail_errno (error);
+    return 0;
+}
+
+/* Indices of name and, if name has no '@', of "name@...", ascending. */
+static size_t *affected_props (const struct rp_rset *r, const char *name,
+                               size_t *count)
+{
+    size_t pos;
+    size_t lo = 0;
+    size_t hi = 0;
+    size_t *idx;
+    size_t n = 0;
+    bool exact = prop_find (r, name, &pos);
+
+    if (!strchr (name, '@') && suffixed_range (r, name, &lo, &hi) < 0)
+        return NULL;
+    if (!(idx = malloc ((1 + hi - lo) * sizeof (*idx))))
+        return NULL;
+    if (exact)
+        idx[n++] = pos;
+    while (lo < hi)
+        idx[n++] = lo++;
+    *count = n;
+    return idx;
+}
+
+int rp_rset_property_remove (struct rp_rset *r, const char *name,
+                             const struct rp_idset *ranks, rp_error_t *error)
+{
+    size_t *idx = NULL;
+    struct rp_idset **left = NULL;
+    size_t n = 0;
+
+    if (!r)
+        return invalid (error);
+    if (rp_rset_property_check (name, error) < 0
+        || check_targets (r, ranks, error) < 0)
+        return -1;
+    if (!(idx = affected_props (r, name, &n))
+        || !(left = calloc (n + 1, sizeof (*left))))
+        goto nomem;
+    for (size_t k = 0; k < n; k++) {
+        struct rp_idset *have = r->p[idx[k]].ranks;
+        left[k] =
+            ranks ? rp_idset_difference (have, ranks) : rp_idset_create ();
+        if (!left[k])
+            goto nomem;
+    }
+    for (size_t k = n; k-- > 0;) {
+        rp_idset_destroy (r->p[idx[k]].ranks);
+        r->p[idx[k]].ranks = left[k];
+        if (rp_idset_empty (left[k]))
+            prop_delete (r, idx[k]);
+    }
+    free (left);
+    free (idx);
+    return 0;
+nomem:
+    for (size_t k = 0; left && k < n; k++)
+        rp_idset_destroy (left[k]);
+    free (left);
+    free (idx);
+    return fail_errno (error);
+}
+
+bool rp_rset_has_property (const struct rp_rset *r, unsigned int rank,
+                           const char *name)
+{
+    size_t pos;
+    size_t lo;
+    size_t hi;
+
+    if (!r || !name)
+        return false;
+    if (prop_find (r, name, &pos) && rp_idset_test (r->p[pos].ranks, rank))
+        return true;
+    if (strchr (name, '@') || suffixed_range (r, name, &lo, &hi) < 0)
+        return false;
+    for (; lo < hi; lo++) {
+        if (rp_idset_test (r->p[lo].ranks, rank))
+            return true;
+    }
+    return false;
+}
+
+json_t *rp_rset_properties (const struct rp_rset *r)
+{
+    json_t *o;
+
+    if (!r) {
+        errno = EINVAL;
+        return NULL;
+    }
+    if (!(o = json_object ()))
+        goto nomem;
+    for (size_t i = 0; i < r->np; i++) {
+        char *s = rp_idset_encode (r->p[i].ranks, RP_IDSET_RANGES);
+        int rc = json_object_set_new (o, r->p[i].name, json_string (s));
+        free (s);
+        if (rc < 0)
+            goto nomem;
+    }
+    return o;
+nomem:
+    json_decref (o);
+    errno = ENOMEM;
+    return NULL;
+}
+
+void rp_rset_strip_local_properties (struct rp_rset *r)
+{
+    if (!r)
+        return;
+    for (size_t i = r->np; i-- > 0;) {
+        if (r->p[i].name[0] == '+')
+            prop_delete (r, i);
+    }
+}
+
+/* --- accessors ------------------------------------------------------------ */
+
+const struct rp_idset *rp_rset_ranks (const struct rp_rset *r)
+{
+    if (!r) {
+        errno = EINVAL;
+        return NULL;
+    }
+    return r->ranks;
+}
+
+size_t rp_rset_ntargets (const struct rp_rset *r)
+{
+    return r ? r->n : 0;
+}
+
+const char *rp_rset_hostname (const struct rp_rset *r, unsigned int rank)
+{
+    const struct target *t = get_target (r, rank);
+
+    return t ? t->host : NULL;
+}
+
+const struct rp_idset *rp_rset_cores (const struct rp_rset *r,
+                                      unsigned int rank)
+{
+    const struct target *t = get_target (r, rank);
+
+    return t ? t->ch->cores : NULL;
+}
+
+const struct rp_idset *rp_rset_gpus (const struct rp_rset *r, unsigned int rank)
+{
+    const struct target *t = get_target (r, rank);
+
+    return t ? t->ch->gpus : NULL;
+}
+
+long rp_rset_rank_of (const struct rp_rset *r, const char *hostname)
+{
+    ssize_t i;
+
+    if (!r || !hostname) {
+        errno = EINVAL;
+        return -1;
+    }
+    if ((i = host_lookup (r, hostname)) < 0)
+        return -1;
+    return r->t[i].rank;
+}
+
+/* Host names joined by commas: an RFC 29 string of single hosts. */
+static char *join_hosts (const struct rp_rset *r)
+{
+    size_t len = 1;
+    char *s;
+    char *p;
+
+    for (size_t i = 0; i < r->n; i++)
+        len += strlen (r->t[i].host) + 1;
+    if (!(s = malloc (len)))
+        return NULL;
+    p = s;
+    for (size_t i = 0; i < r->n; i++) {
+        if (i > 0)
+            *p++ = ',';
+        p = stpcpy (p, r->t[i].host);
+    }
+    *p = '\0';
+    return s;
+}
+
+struct rp_hostlist *rp_rset_nodelist (const struct rp_rset *r)
+{
+    struct rp_hostlist *hl;
+    char *s;
+
+    if (!r) {
+        errno = EINVAL;
+        return NULL;
+    }
+    if (!(s = join_hosts (r)))
+        return NULL;
+    hl = rp_hostlist_decode (s, NULL);
+    free (s);
+    return hl;
+}
+
+ssize_t rp_rset_count (const struct rp_rset *r, const char *type)
+{
+    bool cores;
+    size_t sum = 0;
+
+    if (!r || !type) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (strcmp (type, "node") == 0)
+        return r->n;
+    if (strcmp (type, "core") != 0 && strcmp (type, "gpu") != 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    cores = strcmp (type, "core") == 0;
+    for (size_t i = 0; i < r->n; i++)
+        sum += rp_idset_count (cores ? r->t[i].ch->cores : r->t[i].ch->gpus);
+    return sum;
+}
+
+double rp_rset_starttime (const struct rp_rset *r)
+{
+    return r ? r->starttime : 0.;
+}
+
+double rp_rset_expiration (const struct rp_rset *r)
+{
+    return r ? r->expiration : 0.;
+}
+
+static bool time_ok (double t)
+{
+    return isfinite (t) && t >= 0.;
+}
+
+int rp_rset_set_times (struct rp_rset *r, double starttime, double expiration,
+                       rp_error_t *error)
+{
+    if (!r)
+        return invalid (error);
+    if (!time_ok (starttime))
+        return rp_error_set (error, EINVAL, "starttime: must be a number >= 0");
+    if (!time_ok (expiration))
+        return rp_error_set (error, EINVAL,
+                             "expiration: must be a number >= 0");
+    if (starttime > 0. && expiration > 0. && expiration <= starttime)
+        return rp_error_set (error, EINVAL,
+                             "expiration: must be greater than starttime");
+    r->starttime = starttime + 0.; /* no -0 */
+    r->expiration = expiration + 0.;
+    return 0;
+}
+
+const json_t *rp_rset_scheduling (const struct rp_rset *r)
+{
+    return r ? json_object_get (r->top, "scheduling") : NULL;
+}
+
+int rp_rset_set_scheduling (struct rp_rset *r, json_t *o)
+{
+    if (!r || (o && !json_is_object (o))) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (!o) {
+        json_object_del (r->top, "scheduling");
+        return 0;
+    }
+    if (json_object_set (r->top, "scheduling", o) < 0) {
+        errno = ENOMEM;
+        return -1;
+    }
+    return 0;
+}
+
+/* --- add_target ----------------------------------------------------------- */
+
+/* A host name must be one host that RFC 29 reads back as itself. */
+static int check_hostname (const char *name, rp_error_t *error)
+{
+    struct rp_hostlist *hl;
+    char buf[RP_HOSTLIST_MAX_NAME + 1];
+    bool single;
+
+    if (!name || !*name)
+        return rp_error_set (error, EINVAL, "host name is empty");
+    if (!(hl = rp_hostlist_decode (name, error)))
+        return rp_error_prefix (error, "invalid host name");
+    single = rp_hostlist_count (hl) == 1
+             && rp_hostlist_nth_buf (hl, 0, buf, sizeof (buf)) == 0
+             && strcmp (buf, name) == 0;
+    rp_hostlist_destroy (hl);
+    if (!single)
+        return rp_error_set (error, EINVAL,
+                             "host name \"%s\" is not a single host", name);
+    return 0;
+}
+
+int rp_rset_add_target (struct rp_rset *r, unsigned int rank,
+                        const char *hostname, const struct rp_idset *cores,
+                        const struct rp_idset *gpus, rp_error_t *error)
+{
+    size_t pos;
+    char *host = NULL;
+    struct children *ch = NULL;
+
+    if (!r)
+        return invalid (error);
+    if (rank > RP_IDSET_MAX_ID)
+        return rp_error_set (error, EINVAL, "rank %u is out of range", rank);
+    if (check_hostname (hostname, error) < 0)
+        return -1;
+    if (find_rank (r, rank, &pos))
+        return rp_error_set (error, EEXIST,
+                             "rank %u is already an execution target", rank);
+    if (grow_targets (r, r->n + 1) < 0 || !(host = strdup (hostname))
+        || !(ch = children_copy (cores, gpus))
+        || rp_idset_add (r->ranks, rank) < 0) {
+        free (host);
+        children_unref (ch);
+        return fail_errno (error);
+    }
+    memmove (&r->t[pos + 1], &r->t[pos], (r->n - pos) * sizeof (*r->t));
+    r->t[pos].rank = rank;
+    r->t[pos].host = host;
+    r->t[pos].ch = ch;
+    r->n++;
+    drop_host_index (r);
+    return 0;
+}
+
+/* --- decode --------------------------------------------------------------- */
+
+/* R_lite while it is decoded: per entry its ranks and children, and the
+ * rank ranges of all entries sorted by lowest rank. */
+struct span {
+    unsigned int lo;
+    unsigned int hi;
+    size_t entry;
+};
+
+struct rlite {
+    size_t nentries;
+    struct rp_idset **ranks;
+    struct children **ch;
+    struct span *spans;
+    size_t nspans;
+    size_t ntargets;
+};
+
+static void rlite_free (struct rlite *rl)
+{
+    for (size_t i = 0; i < rl->nentries; i++) {
+        rp_idset_destroy (rl->ranks ? rl->ranks[i] : NULL);
+        children_unref (rl->ch ? rl->ch[i] : NULL);
+    }
+    free (rl->ranks);
+    free (rl->ch);
+    free (rl->spans);
+}
+
+static int nomem (rp_error_t *error)
+{
+    return rp_error_set (error, ENOMEM, "out of memory");
+}
+
+/* The idset at obj.key.  An absent optional key is the empty set. */
+static struct rp_idset *idset_member (const json_t *obj, const char *key,
+                                      const char *path, bool required,
+                                      rp_error_t *error)
+{
+    const json_t *v = json_object_get (obj, key);
+    struct rp_idset *ids;
+
+    if (!v && !required)
+        return rp_idset_create ();
+    if (!v) {
+        rp_error_set (error, EINVAL, "%s.%s: missing", path, key);
+        return NULL;
+    }
+    if (!json_is_string (v)) {
+        rp_error_set (error, EINVAL, "%s.%s: must be a string", path, key);
+        return NULL;
+    }
+    if (!(ids = rp_idset_decode (json_string_value (v), error)))
+        rp_error_prefix (error, "%s.%s", path, key);
+    return ids;
+}
+
+static bool is_one_of (const char *key, const char *const *keys)
+{
+    for (size_t i = 0; keys[i]; i++) {
+        if (strcmp (key, keys[i]) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Every key of obj must be one of keys (NULL terminated). */
+static int check_keys (const json_t *obj, const char *path,
+                       const char *const *keys, const char *what,
+                       rp_error_t *error)
+{
+    json_t *o = (json_t *)obj; /* jansson's iterators take no const */
+
+    for (void *it = json_object_iter (o); it;
+         it = json_object_iter_next (o, it)) {
+        const char *key = json_object_iter_key (it);
+        if (!is_one_of (key, keys))
+            return rp_error_set (error, EINVAL, "%s.%s: %s", path, key, what);
+    }
+    return 0;
+}
+
+static int decode_children (const json_t *entry, const char *path,
+                            struct children **chp, rp_error_t *error)
+{
+    static const char *const types[] = { "core", "gpu", NULL };
+    const json_t *o = json_object_get (entry, "children");
+    struct rp_idset *cores;
+    struct rp_idset *gpus;
+    char cpath[64];
+
+    if (!o)
+        return rp_error_set (error, EINVAL, "%s.children: missing", path);
+    if (!json_is_object (o))
+        return rp_error_set (error, EINVAL, "%s.children: must be an object",
+                             path);
+    snprintf (cpath, sizeof (cpath), "%s.children", path);
+    if (!(cores = idset_member (o, "core", cpath, true, error)))
+        return -1;
+    if (!(gpus = idset_member (o, "gpu", cpath, false, error))
+        || check_keys (o, cpath, types, "unknown resource type", error) < 0) {
+        rp_idset_destroy (cores);
+        rp_idset_destroy (gpus);
+        return -1;
+    }
+    if (!(*chp = children_create (cores, gpus)))
+        return nomem (error);
+    return 0;
+}
+
+static int decode_entry (struct rlite *rl, size_t i, const json_t *entry,
+                         rp_error_t *error)
+{
+    static const char *const keys[] = { "rank", "children", NULL };
+    char path[48];
+
+    snprintf (path, sizeof (path), "execution.R_lite[%zu]", i);
+    if (!json_is_object (entry))
+        return rp_error_set (error, EINVAL, "%s: must be an object", path);
+    if (!(rl->ranks[i] = idset_member (entry, "rank", path, true, error)))
+        return -1;
+    if (rp_idset_empty (rl->ranks[i]))
+        return rp_error_set (error, EINVAL, "%s.rank: must not be empty", path);
+    if (decode_children (entry, path, &rl->ch[i], error) < 0)
+        return -1;
+    return check_keys (entry, path, keys, "unknown key", error);
+}
+
+static int span_cmp (const void *a, const void *b)
+{
+    const struct span *x = a;
+    const struct span *y = b;
+
+    if (x->lo != y->lo)
+        return x->lo < y->lo ? -1 : 1;
+    return (x->entry > y->entry) - (x->entry < y->entry);
+}
+
+static int make_spans (struct rlite *rl, rp_error_t *error)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < rl->nentries; i++)
+        n += rp_idset_range_count (rl->ranks[i]);
+    if (!(rl->spans = malloc ((n + 1) * sizeof (*rl->spans))))
+        return nomem (error);
+    for (size_t i = 0; i < rl->nentries; i++) {
+        struct span s = { .entry = i };
+        for (size_t k = 0; rp_idset_range (rl->ranks[i], k, &s.lo, &s.hi); k++)
+            rl->spans[rl->nspans++] = s;
+    }
+    qsort (rl->spans, rl->nspans, sizeof (*rl->spans), span_cmp);
+    return 0;
+}
+
+static int decode_rlite (const json_t *exec, struct rlite *rl,
+                         rp_error_t *error)
+{
+    const json_t *a = json_object_get (exec, "R_lite");
+    size_t n;
+
+    if (!a)
+        return rp_error_set (error, EINVAL, "execution.R_lite: missing");
+    if (!json_is_array (a))
+        return rp_error_set (error, EINVAL,
+                             "execution.R_lite: must be an array");
+    n = json_array_size (a);
+    if (!(rl->ranks = calloc (n + 1, sizeof (*rl->ranks)))
+        || !(rl->ch = calloc (n + 1, sizeof (*rl->ch))))
+        return nomem (error);
+    rl->nentries = n;
+    for (size_t i = 0; i < n; i++) {
+        if (decode_entry (rl, i, json_array_get (a, i), error) < 0)
+            return -1;
+    }
+    return make_spans (rl, error);
+}
+
+/* rank is named by two entries: report the second one. */
+static int duplicate_error (const struct rlite *rl, unsigned int rank,
+                            rp_error_t *error)
+{
+    size_t seen = 0;
+    size_t i;
+
+    for (i = 0; i < rl->nentries; i++) {
+        if (rp_idset_test (rl->ranks[i], rank) && seen++ == 1)
+            break;
+    }
+    return rp_error_set (error, EINVAL,
+                         "execution.R_lite[%zu].rank: rank %u appears twice", i,
+                         rank);
+}
+
+/* Spans are sorted by lowest rank, so the first span that starts at or
+ * below the highest rank seen so far starts at the lowest duplicate.  Then
+ * the count: only once ranks are known to be distinct. */
+static int check_spans (struct rlite *rl, rp_error_t *error)
+{
+    unsigned int maxhi = 0;
+
+    for (size_t k = 0; k < rl->nspans; k++) {
+        const struct span *s = &rl->spans[k];
+        if (k > 0 && s->lo <= maxhi)
+            return duplicate_error (rl, s->lo, error);
+        if (k == 0 || s->hi > maxhi)
+            maxhi = s->hi;
+    }
+    for (size_t k = 0; k < rl->nspans; k++) {
+        rl->ntargets += (size_t)(rl->spans[k].hi - rl->spans[k].lo) + 1;
+        if (rl->ntargets > RP_RSET_MAX_TARGETS)
+            return rp_error_set (error, EOVERFLOW,
+                                 "execution.R_lite: more than %u execution "
+                                 "targets",
+                                 RP_RSET_MAX_TARGETS);
+    }
+    return 0;
+}
+
+static struct rp_hostlist *decode_nodelist (const json_t *exec, size_t n,
+                                            rp_error_t *error)
+{
+    const json_t *a = json_object_get (exec, "nodelist");
+    struct rp_hostlist *hl;
+    size_t count;
+
+    if (!a || !json_is_array (a)) {
+        rp_error_set (error, EINVAL, "execution.nodelist: %s",
+                      a ? "must be an array" : "missing");
+        return NULL;
+    }
+    if (!(hl = rp_hostlist_create ())) {
+        nomem (error);
+        return NULL;
+    }
+    for (size_t i = 0; i < json_array_size (a); i++) {
+        const json_t *v = json_array_get (a, i);
+        if (!json_is_string (v)) {
+            rp_error_set (error, EINVAL,
+                          "execution.nodelist[%zu]: must be a string", i);
+            goto error;
+        }
+        if (rp_hostlist_append (hl, json_string_value (v), error) < 0) {
+            rp_error_prefix (error, "execution.nodelist[%zu]", i);
+            goto error;
+        }
+    }
+    if ((count = rp_hostlist_count (hl)) != n) {
+        rp_error_set (error, EINVAL,
+                      "execution.nodelist: %zu host%s for %zu execution "
+                      "target%s",
+                      count, count == 1 ? "" : "s", n, n == 1 ? "" : "s");
+        goto error;
+    }
+    return hl;
+error:
+    rp_hostlist_destroy (hl);
+    return NULL;
+}
+
+/* Targets in rank order, hosts in nodelist order. */
+static int expand_targets (struct rp_rset *r, const struct rlite *rl,
+                           const struct rp_hostlist *hl, rp_error_t *error)
+{
+    char host[RP_HOSTLIST_MAX_NAME + 1];
+    size_t idx = 0;
+
+    if (grow_targets (r, rl->ntargets) < 0)
+        return fail_errno (error);
+    for (size_t k = 0; k < rl->nspans; k++) {
+        const struct span *s = &rl->spans[k];
+        struct children *ch = rl->ch[s->entry];
+        for (unsigned int rank = s->lo; rank - s->lo <= s->hi - s->lo; rank++) {
+            if (rp_hostlist_nth_buf (hl, idx++, host, sizeof (host)) < 0
+                || push_target (r, rank, host, children_ref (ch)) < 0)
+                return fail_errno (error);
+        }
+    }
+    return 0;
+}
+
+static int decode_targets (struct rp_rset *r, const json_t *exec,
+                           rp_error_t *error)
+{
+    struct rlite rl = { 0 };
+    struct rp_hostlist *hl = NULL;
+    int rc = -1;
+
+    if (decode_rlite (exec, &rl, error) < 0 || check_spans (&rl, error) < 0
+        || !(hl = decode_nodelist (exec, rl.ntargets, error))
+        || expand_targets (r, &rl, hl, error) < 0)
+        goto done;
+    rc = 0;
+done:
+    rp_hostlist_destroy (hl);
+    rlite_free (&rl);
+    return rc;
+}
+
+static int decode_property (struct rp_rset *r, const char *name,
+                            const json_t *v, rp_error_t *error)
+{
+    struct rp_idset *ids;
+
+    if (rp_rset_property_check (name, error) < 0)
+        return rp_error_prefix (error, "execution.properties");
+    if (!json_is_string (v))
+        return rp_error_set (error, EINVAL,
+                             "execution.properties.%s: must be a string", name);
+    if (!(ids = rp_idset_decode (json_string_value (v), error)))
+        return rp_error_prefix (error, "execution.properties.%s", name);
+    if (check_targets (r, ids, error) < 0) {
+        rp_idset_destroy (ids);
+        errno = EINVAL;
+        return rp_error_prefix (error, "execution.properties.%s", name);
+    }
+    if (rp_idset_empty (ids)) {
+        rp_idset_destroy (ids);
+        return 0;
+    }
+    if (prop_insert (r, r->np, name, ids) < 0)
+        return nomem (error);
+    return 0;
+}
+
+static int decode_properties (struct rp_rset *r, const json_t *exec,
+                              rp_error_t *error)
+{
+    const json_t *o = json_object_get (exec, "properties");
+
+    if (!o)
+        return 0;
+    if (!json_is_object (o))
+        return rp_error_set (error, EINVAL,
+                             "execution.properties: must be an object");
+    for (void *it = json_object_iter ((json_t *)o); it;
+         it = json_object_iter_next ((json_t *)o, it)) {
+        if (decode_property (r, json_object_iter_key (it),
+                             json_object_iter_value (it), error)
+            < 0)
+            return -1;
+    }
+    if (r->np > 1)
+        qsort (r->p, r->np, sizeof (*r->p), prop_cmp);
+    return 0;
+}
+
+static int decode_time (const json_t *exec, const char *key, double *t,
+                        rp_error_t *error)
+{
+    const json_t *v = json_object_get (exec, key);
+
+    *t = 0.;
+    if (!v)
+        return 0;
+    if (!json_is_number (v) || !time_ok (json_number_value (v)))
+        return rp_error_set (error, EINVAL,
+                             "execution.%s: must be a number >= 0", key);
+    *t = json_number_value (v) + 0.; /* no -0 */
+    return 0;
+}
+
+static int decode_times (struct rp_rset *r, const json_t *exec,
+                         rp_error_t *error)
+{
+    if (decode_time (exec, "starttime", &r->starttime, error) < 0
+        || decode_time (exec, "expiration", &r->expiration, error) < 0)
+        return -1;
+    if (r->starttime > 0. && r->expiration > 0.
+        && r->expiration <= r->starttime)
+        return rp_error_set (error, EINVAL,
+                             "execution.expiration: must be greater than "
+                             "starttime");
+    return 0;
+}
+
+/* nslots and scheduling are kept verbatim, but checked. */
+static int check_opaque (const json_t *o, const json_t *exec, rp_error_t *error)
+{
+    const json_t *nslots = json_object_get (exec, "nslots");
+    const json_t *sched = json_object_get (o, "scheduling");
+
+    if (nslots
+        && (!json_is_integer (nslots) || json_integer_value (nslots) < 1))
+        return rp_error_set (error, EINVAL,
+                             "execution.nslots: must be an integer > 0");
+    if (sched && !json_is_object (sched))
+        return rp_error_set (error, EINVAL, "scheduling: must be an object");
+    return 0;
+}
+
+/* Copy the keys of src that are not in known into dst.  deep: the caller
+ * keeps src and may change it, so take copies, not references. */
+static int keep_unknown (json_t *dst, const json_t *src,
+                         const char *const *known, bool deep)
+{
+    json_t *o = (json_t *)src; /* jansson's iterators take no const */
+
+    for (void *it = json_object_iter (o); it;
+         it = json_object_iter_next (o, it)) {
+        const char *key = json_object_iter_key (it);
+        json_t *v = json_object_iter_value (it);
+        if (is_one_of (key, known))
+            continue;
+        if (json_object_set_new (dst, key,
+                                 deep ? json_deep_copy (v) : json_incref (v))
+            < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int keep_opaque (struct rp_rset *r, const json_t *o, const json_t *exec,
+                        bool deep, rp_error_t *error)
+{
+    static const char *const top[] = { "version", "execution", NULL };
+    static const char *const ex[] = { "R_lite",    "nodelist",   "properties",
+                                      "starttime", "expiration", NULL };
+
+    if (keep_unknown (r->top, o, top, deep) < 0
+        || keep_unknown (r->exec, exec, ex, deep) < 0)
+        return nomem (error);
+    return 0;
+}
+
+static int decode_version (const json_t *o, rp_error_t *error)
+{
+    const json_t *v = json_object_get (o, "version");
+
+    if (!v)
+        return rp_error_set (error, EINVAL, "version: missing");
+    if (!json_is_integer (v))
+        return rp_error_set (error, EINVAL, "version: must be an integer");
+    if (json_integer_value (v) != 1)
+        return rp_error_set (
+            error, EINVAL, "version: unsupported version %" JSON_INTEGER_FORMAT,
+            json_integer_value (v));
+    return 0;
+}
+
+static const json_t *decode_execution (const json_t *o, rp_error_t *error)
+{
+    const json_t *exec = json_object_get (o, "execution");
+
+    if (!exec || !json_is_object (exec)) {
+        rp_error_set (error, EINVAL, "execution: %s",
+                      exec ? "must be an object" : "missing");
+        return NULL;
+    }
+    return exec;
+}
+
+static struct rp_rset *rset_from_json (const json_t *o, bool deep,
+                                       rp_error_t *error)
+{
+    struct rp_rset *r = NULL;
+    const json_t *exec;
+
+    if (!json_is_object (o)) {
+        rp_error_set (error, EINVAL, "must be a JSON object");
+        goto error;
+    }
+    if (!(r = rp_rset_create ())) {
+        nomem (error);
+        goto error;
+    }
+    if (decode_version (o, error) < 0 || !(exec = decode_execution (o, error))
+        || decode_targets (r, exec, error) < 0
+        || decode_properties (r, exec, error) < 0
+        || decode_times (r, exec, error) < 0
+        || check_opaque (o, exec, error) < 0
+        || keep_opaque (r, o, exec, deep, error) < 0)
+        goto error;
+    return r;
+error:
+    rp_error_prefix (error, "R");
+    rp_rset_destroy (r);
+    return NULL;
+}
+
+struct rp_rset *rp_rset_from_json (const json_t *o, rp_error_t *error)
+{
+    return rset_from_json (o, true, error);
+}
+
+struct rp_rset *rp_rset_decode (const char *s, rp_error_t *error)
+{
+    json_error_t jerr;
+    json_t *o;
+    struct rp_rset *r;
+    int saved_errno;
+
+    if (!s) {
+        rp_error_set (error, EINVAL, "R: input is NULL");
+        return NULL;
+    }
+    if (!(o = json_loads (s, JSON_REJECT_DUPLICATES, &jerr))) {
+        rp_error_set (error, EINVAL, "R: line %d column %d: %s", jerr.line,
+                      jerr.column, jerr.text);
+        return NULL;
+    }
+    r = rset_from_json (o, false, error);
+    saved_errno = errno;
+    json_decref (o);
+    errno = saved_errno;
+    return r;
+}
+
+/* --- encode --------------------------------------------------------------- */
+
+/* A target's children as strings, to group equal children. */
+struct ckey {
+    char *core;
+    char *gpu;
+    bool own; /* shared with the previous key otherwise */
+    size_t i; /* target index */
+};
+
+static void ckeys_destroy (struct ckey *k, size_t n)
+{
+    for (size_t i = 0; k && i < n; i++) {
+        if (k[i].own) {
+            free (k[i].core);
+            free (k[i].gpu);
+        }
+    }
+    free (k);
+}
+
+static struct ckey *ckeys_create (const struct rp_rset *r)
+{
+    struct ckey *k = calloc (r->n + 1, sizeof (*k));
+
+    for (size_t i = 0; k && i < r->n; i++) {
+        const struct children *ch = r->t[i].ch;
+        k[i].i = i;
+        if (i > 0 && ch == r->t[i - 1].ch) {
+            k[i].core = k[i - 1].core;
+            k[i].gpu = k[i - 1].gpu;
+            continue;
+        }
+        k[i].own = true;
+        if (!(k[i].core = rp_idset_encode (ch->cores, RP_IDSET_RANGES))
+            || !(k[i].gpu = rp_idset_encode (ch->gpus, RP_IDSET_RANGES))) {
+            ckeys_destroy (k, r->n);
+            return NULL;
+        }
+    }
+    return k;
+}
+
+static int ckey_cmp_children (const struct ckey *x, const struct ckey *y)
+{
+    int c = strcmp (x->core, y->core);
+
+    return c ? c : strcmp (x->gpu, y->gpu);
+}
+
+static int ckey_cmp (const void *a, const void *b)
+{
+    const struct ckey *x = a;
+    const struct ckey *y = b;
+    int c = ckey_cmp_children (x, y);
+
+    return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* One R_lite entry for targets k[0..n-1] (equal children, ranks ascending).
+ */
+static json_t *entry_json (const struct rp_rset *r, const struct ckey *k,
+                           size_t n)
+{
+    struct rp_idset *ids = rp_idset_create ();
+    json_t *children = json_object ();
+    json_t *entry = json_object ();
+    char *s = NULL;
+
+    for (size_t j = 0; ids && j < n; j++) {
+        if (rp_idset_add (ids, r->t[k[j].i].rank) < 0)
+            goto error;
+    }
+    if (!ids || !children || !entry
+        || !(s = rp_idset_encode (ids, RP_IDSET_RANGES))
+        || json_object_set_new (entry, "rank", json_string (s)) < 0
+        || json_object_set_new (children, "core", json_string (k->core)) < 0
+        || (*k->gpu
+            && json_object_set_new (children, "gpu", json_string (k->gpu)) < 0)
+        || json_object_set (entry, "children", children) < 0)
+        goto error;
+    json_decref (children);
+    rp_idset_destroy (ids);
+    free (s);
+    return entry;
+error:
+    json_decref (entry);
+    json_decref (children);
+    rp_idset_destroy (ids);
+    free (s);
+    return NULL;
+}
+
+struct group {
+    unsigned int first; /* lowest rank */
+    json_t *entry;
+};
+
+static int group_cmp (const void *a, const void *b)
+{
+    const struct group *x = a;
+    const struct group *y = b;
+
+    return (x->first > y->first) - (x->first < y->first);
+}
+
+/* Group the sorted keys into entries (*ng of them). */
+static int make_groups (const struct rp_rset *r, const struct ckey *k,
+                        struct group *g, size_t *ng)
+{
+    for (size_t i = 0, j; i < r->n; i = j) {
+        for (j = i + 1; j < r->n && ckey_cmp_children (&k[i], &k[j]) == 0; j++)
+            ;
+        g[*ng].first = r->t[k[i].i].rank;
+        if (!(g[*ng].entry = entry_json (r, &k[i], j - i)))
+            return -1;
+        (*ng)++;
+    }
+    return 0;
+}
+
+static json_t *rlite_json (const struct rp_rset *r)
+{
+    struct ckey *k = ckeys_create (r);
+    struct group *g = calloc (r->n + 1, sizeof (*g));
+    json_t *a = json_array ();
+    size_t ng = 0;
+    size_t i;
+    int rc = -1;
+
+    if (!k || !g || !a)
+        goto done;
+    qsort (k, r->n, sizeof (*k), ckey_cmp);
+    if (make_groups (r, k, g, &ng) < 0)
+        goto done;
+    qsort (g, ng, sizeof (*g), group_cmp);
+    for (i = 0; i < ng; i++) {
+        if (json_array_append (a, g[i].entry) < 0)
+            goto done;
+    }
+    rc = 0;
+done:
+    for (i = 0; g && i < ng; i++)
+        json_decref (g[i].entry);
+    free (g);
+    ckeys_destroy (k, r->n);
+    if (rc < 0) {
+        json_decref (a);
+        errno = ENOMEM;
+        return NULL;
+    }
+    return a;
+}
+
+static json_t *nodelist_json (const struct rp_rset *r)
+{
+    struct rp_hostlist *hl = NULL;
+    char *s = NULL;
+    json_t *a = json_array ();
+
+    if (!a || r->n == 0)
+        return a;
+    if (!(hl = rp_rset_nodelist (r)) || !(s = rp_hostlist_encode (hl))
+        || json_array_append_new (a, json_string (s)) < 0) {
+        json_decref (a);
+        a = NULL;
+    }
+    free (s);
+    rp_hostlist_destroy (hl);
+    return a;
+}
+
+static int copy_keys (json_t *dst, const json_t *src, bool deep)
+{
+    static const char *const none[] = { NULL };
+
+    return keep_unknown (dst, src, none, deep);
+}
+
+static json_t *rset_json (const struct rp_rset *r, bool deep)
+{
+    json_t *R = json_object ();
+    json_t *exec = json_object ();
+
+    if (!R || !exec || json_object_set_new (exec, "R_lite", rlite_json (r)) < 0
+        || json_object_set_new (exec, "nodelist", nodelist_json (r)) < 0
+        || json_object_set_new (exec, "starttime", json_real (r->starttime)) < 0
+        || json_object_set_new (exec, "expiration", json_real (r->expiration))
+               < 0
+        || (r->np > 0
+            && json_object_set_new (exec, "properties", rp_rset_properties (r))
+                   < 0)
+        || copy_keys (exec, r->exec, deep) < 0
+        || json_object_set_new (R, "version", json_integer (1)) < 0
+        || json_object_set (R, "execution", exec) < 0
+        || copy_keys (R, r->top, deep) < 0) {
+        json_decref (R);
+        json_decref (exec);
+        errno = ENOMEM;
+        return NULL;
+    }
+    json_decref (exec);
+    return R;
+}
+
+json_t *rp_rset_to_json (const struct rp_rset *r)
+{
+    if (!r) {
+        errno = EINVAL;
+        return NULL;
+    }
+    return rset_json (r, true);
+}
+
+char *rp_rset_encode (const struct rp_rset *r, int flags)
+{
+    size_t jflags = JSON_SORT_KEYS;
+    json_t *o;
+    char *s;
+
+    if (!r || (flags & ~RP_RSET_PRETTY)) {
+        errno = EINVAL;
+        return NULL;
+    }
+    jflags |= (flags & RP_RSET_PRETTY) ? JSON_INDENT (2) : JSON_COMPACT;
+    if (!(o = rset_json (r, false)))
+        return NULL;
+    s = json_dumps (o, jflags);
+    json_decref (o);
+    if (!s)
+        errno = ENOMEM;
+    return s;
+}
+
+/* --- set operations ------------------------------------------------------- */
+
+/* Walk two sets in rank order.  At each step x (from a) and y (from b) are
+ * the targets of the next rank; one of them is NULL when only the other
+ * set has that rank. */
+struct walk {
+    const struct rp_rset *a;
+    const struct rp_rset *b;
+    size_t i;
+    size_t j;
+    const struct target *x;
+    const struct target *y;
+};
+
+static bool walk_next (struct walk *w)
+{
+    const struct target *x = w->i < w->a->n ? &w->a->t[w->i] : NULL;
+    const struct target *y = w->j < w->b->n ? &w->b->t[w->j] : NULL;
+
+    if (x && y && x->rank < y->rank)
+        y = NULL;
+    else if (x && y && y->rank < x->rank)
+        x = NULL;
+    w->x = x;
+    w->y = y;
+    w->i += x != NULL;
+    w->j += y != NULL;
+    return x || y;
+}
+
+static bool same_host (const struct target *x, const struct target *y)
+{
+    return strcmp (x->host, y->host) == 0;
+}
+
+static int push_copy (struct rp_rset *out, const struct target *t)
+{
+    return push_target (out, t->rank, t->host, children_ref (t->ch));
+}
+
+/* "rank R (host): missing TYPE IDS" or "...: TYPE IDS already present". */
+static int ids_error (rp_error_t *error, int errnum, const struct target *t,
+                      const char *type, const struct rp_idset *ids,
+                      bool missing)
+{
+    char *s = rp_idset_encode (ids, RP_IDSET_RANGES);
+    const char *str = s ? s : "?";
+
+    if (missing)
+        rp_error_set (error, errnum, "rank %u (%s): missing %s %s", t->rank,
+                      t->host, type, str);
+    else
+        rp_error_set (error, errnum, "rank %u (%s): %s %s already present",
+                      t->rank, t->host, type, str);
+    free (s);
+    errno = errnum;
+    return -1;
+}
+
+/* EEXIST when b has a core or GPU of a. */
+static int overlap_error (const struct target *t, const char *type,
+                          const struct rp_idset *a, const struct rp_idset *b,
+                          rp_error_t *error)
+{
+    struct rp_idset *both;
+    int rc;
+
+    if (!rp_idset_intersects (a, b))
+        return 0;
+    if (!(both = rp_idset_intersect (a, b)))
+        return fail_errno (error);
+    rc = ids_error (error, EEXIST, t, type, both, false);
+    rp_idset_destroy (both);
+    return rc;
+}
+
+static int merge_step (struct rp_rset *out, const struct target *x,
+                       const struct target *y, bool append, rp_error_t *error)
+{
+    if (!x || !y)
+        return push_copy (out, x ? x : y) < 0 ? fail_errno (error) : 0;
+    if (!same_host (x, y))
+        return rp_error_set (error, EINVAL,
+                             "rank %u: host %s does not match %s", x->rank,
+                             y->host, x->host);
+    if (append
+        && (overlap_error (x, "core", x->ch->cores, y->ch->cores, error) < 0
+            || overlap_error (x, "gpu", x->ch->gpus, y->ch->gpus, error) < 0))
+        return -1;
+    if (push_target (out, x->rank, x->host, children_union (x->ch, y->ch)) < 0)
+        return fail_errno (error);
+    return 0;
+}
+
+/* a | b with a's times and opaque keys. */
+static struct rp_rset *merged (const struct rp_rset *a, const struct rp_rset *b,
+                               bool append, rp_error_t *error)
+{
+    struct walk w = { .a = a, .b = b };
+    struct rp_rset *out;
+
+    if (!a || !b) {
+        invalid (error);
+        return NULL;
+    }
+    if (!(out = empty_like (a))) {
+        fail_errno (error);
+        return NULL;
+    }
+    while (walk_next (&w)) {
+        if (merge_step (out, w.x, w.y, append, error) < 0)
+            goto error;
+    }
+    if (props_add_all (out, a) < 0 || props_add_all (out, b) < 0) {
+        fail_errno (error);
+        goto error;
+    }
+    return out;
+error:
+    rp_rset_destroy (out);
+    return NULL;
+}
+
+static int merge_into (struct rp_rset *dst, const struct rp_rset *src,
+                       bool append, rp_error_t *error)
+{
+    struct rp_rset *out = merged (dst, src, append, error);
+
+    if (!out)
+        return -1;
+    rset_swap (dst, out);
+    rp_rset_destroy (out);
+    return 0;
+}
+
+int rp_rset_add (struct rp_rset *dst, const struct rp_rset *src,
+                 rp_error_t *error)
+{
+    return merge_into (dst, src, false, error);
+}
+
+int rp_rset_append (struct rp_rset *dst, const struct rp_rset *src,
+                    rp_error_t *error)
+{
+    return merge_into (dst, src, true, error);
+}
+
+struct rp_rset *rp_rset_union (const struct rp_rset *a, const struct rp_rset *b,
+                               rp_error_t *error)
+{
+    return merged (a, b, false, error);
+}
+
+/* x - y: y subtracts only when rank and host agree.  A target left with
+ * nothing is dropped. */
+static int diff_step (struct rp_rset *out, const struct target *x,
+                      const struct target *y)
+{
+    struct children *ch;
+
+    if (!y || !same_host (x, y))
+        return push_copy (out, x);
+    if (!(ch = children_diff (x->ch, y->ch)))
+        return -1;
+    if (children_empty (ch)) {
+        children_unref (ch);
+        return 0;
+    }
+    return push_target (out, x->rank, x->host, ch);
+}
+
+/* x & y: kept when rank and host agree and something is left, or when
+ * neither had anything to lose. */
+static int intersect_step (struct rp_rset *out, const struct target *x,
+                           const struct target *y)
+{
+    struct children *ch;
+
+    if (!x || !y || !same_host (x, y))
+        return 0;
+    if (!(ch = children_and (x->ch, y->ch)))
+        return -1;
+    if (children_empty (ch)
+        && !(children_empty (x->ch) && children_empty (y->ch))) {
+        children_unref (ch);
+        return 0;
+    }
+    return push_target (out, x->rank, x->host, ch);
+}
+
+typedef int (*step_fn) (struct rp_rset *out, const struct target *x,
+                        const struct target *y);
+
+/* A new set from a's and b's targets by step, with the properties of props
+ * (a, or a and b) on the surviving targets. */
+static struct rp_rset *combined (const struct rp_rset *a,
+                                 const struct rp_rset *b, step_fn step,
+                                 bool b_props, rp_error_t *error)
+{
+    struct walk w = { .a = a, .b = b };
+    struct rp_rset *out;
+
+    if (!a || !b) {
+        invalid (error);
+        return NULL;
+    }
+    if (!(out = empty_like (a)))
+        goto error;
+    while (walk_next (&w)) {
+        if (w.x && step (out, w.x, w.y) < 0)
+            goto error;
+    }
+    if (props_add_all (out, a) < 0 || (b_props && props_add_all (out, b) < 0)
+        || props_restrict (out) < 0)
+        goto error;
+    return out;
+error:
+    fail_errno (error);
+    rp_rset_destroy (out);
+    return NULL;
+}
+
+struct rp_rset *rp_rset_diff (const struct rp_rset *a, const struct rp_rset *b,
+                              rp_error_t *error)
+{
+    return combined (a, b, diff_step, false, error);
+}
+
+struct rp_rset *rp_rset_intersect (const struct rp_rset *a,
+                                   const struct rp_rset *b, rp_error_t *error)
+{
+    return combined (a, b, intersect_step, true, error);
+}
+
+/* The targets of r whose ranks are in ranks (NULL: all). */
+static struct rp_rset *selected (const struct rp_rset *r,
+                                 const struct rp_idset *ranks)
+{
+    struct rp_rset *out;
+
+    if (!r) {
+        errno = EINVAL;
+        return NULL;
+    }
+    if (!(out = empty_like (r)))
+        return NULL;
+    for (size_t i = 0; i < r->n; i++) {
+        if (ranks && !rp_idset_test (ranks, r->t[i].rank))
+            continue;
+        if (push_copy (out, &r->t[i]) < 0)
+            goto error;
+    }
+    if (props_add_all (out, r) < 0 || (ranks && props_restrict (out) < 0))
+        goto error;
+    return out;
+error:
+    rp_rset_destroy (out);
+    return NULL;
+}
+
+struct rp_rset *rp_rset_copy (const struct rp_rset *r)
+{
+    return selected (r, NULL);
+}
+
+struct rp_rset *rp_rset_copy_ranks (const struct rp_rset *r,
+                                    const struct rp_idset *ranks)
+{
+    if (!ranks) {
+        errno = EINVAL;
+        return NULL;
+    }
+    return selected (r, ranks);
+}
+
+/* --- renumbering ---------------------------------------------------------- */
+
+static int uint_cmp (const void *a, const void *b)
+{
+    unsigned int x = *(const unsigned int *)a;
+    unsigned int y = *(const unsigned int *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* ranks (targets of r) with each rank replaced by newrank[target index]. */
+static struct rp_idset *map_ranks (const struct rp_rset *r,
+                                   const struct rp_idset *ranks,
+                                   const unsigned int *newrank)
+{
+    size_t n = 0;
+    unsigned int *v = malloc ((rp_idset_count (ranks) + 1) * sizeof (*v));
+    struct rp_idset *ids = rp_idset_create ();
+
+    if (!v || !ids)
+        goto error;
+    for (unsigned int id = rp_idset_first (ranks); id != RP_IDSET_INVALID_ID;
+         id = rp_idset_next (ranks, id)) {
+        size_t pos;
+        find_rank (r, id, &pos);
+        v[n++] = newrank[pos];
+    }
+    qsort (v, n, sizeof (*v), uint_cmp);
+    for (size_t i = 0; i < n; i++) {
+        if (rp_idset_add (ids, v[i]) < 0)
+            goto error;
+    }
+    free (v);
+    return ids;
+error:
+    free (v);
+    rp_idset_destroy (ids);
+    errno = ENOMEM;
+    return NULL;
+}
+
+/* A copy of r where target order[k] gets rank k, and children newch[k]
+ * when newch is given. */
+static struct rp_rset *renumbered (const struct rp_rset *r, const size_t *order,
+                                   struct children **newch)
+{
+    unsigned int *newrank = malloc ((r->n + 1) * sizeof (*newrank));
+    struct rp_rset *out = empty_like (r);
+
+    if (!newrank || !out)
+        goto error;
+    for (size_t k = 0; k < r->n; k++) {
+        const struct target *t = &r->t[order[k]];
+        struct children *ch = newch ? newch[k] : t->ch;
+        newrank[order[k]] = k;
+        if (push_target (out, k, t->host, children_ref (ch)) < 0)
+            goto error;
+    }
+    for (size_t i = 0; i < r->np; i++) {
+        struct rp_idset *ids = map_ranks (r, r->p[i].ranks, newrank);
+        if (prop_insert (out, out->np, r->p[i].name, ids) < 0)
+            goto error;
+    }
+    free (newrank);
+    return out;
+error:
+    free (newrank);
+    rp_rset_destroy (out);
+    errno = ENOMEM;
+    return NULL;
+}
+
+/* Rerank by host: every target needs its own host. */
+static int shared_host_error (const struct rp_rset *r, rp_error_t *error)
+{
+    const struct target **idx = host_index (r);
+
+    if (!idx)
+        return fail_errno (error);
+    for (size_t i = 1; i < r->n; i++) {
+        if (strcmp (idx[i - 1]->host, idx[i]->host) == 0)
+            return rp_error_set (error, EINVAL,
+                                 "ranks %u and %u have the same host %s",
+                                 idx[i - 1]->rank, idx[i]->rank, idx[i]->host);
+    }
+    return 0;
+}
+
+static int missing_host_error (const struct rp_rset *r,
+                               const struct rp_hostlist *hl, rp_error_t *error)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        if (rp_hostlist_find (hl, r->t[i].host) < 0)
+            return rp_error_set (error, EINVAL,
+                                 "rank %u (%s): host not in the hostlist",
+                                 r->t[i].rank, r->t[i].host);
+    }
+    return rp_error_set (error, EINVAL,
+                         "hostlist has %zu hosts for %zu execution targets",
+                         rp_hostlist_count (hl), r->n);
+}
+
+/* order[k]: the index of the target on host k of hl. */
+static size_t *rerank_order (const struct rp_rset *r,
+                             const struct rp_hostlist *hl, rp_error_t *error)
+{
+    char host[RP_HOSTLIST_MAX_NAME + 1] = "";
+    size_t *order = malloc ((r->n + 1) * sizeof (*order));
+    bool *used = calloc (r->n + 1, sizeof (*used));
+    ssize_t i;
+
+    if (!order || !used) {
+        fail_errno (error);
+        goto error;
+    }
+    for (size_t k = 0; k < r->n; k++) {
+        if (rp_hostlist_nth_buf (hl, k, host, sizeof (host)) < 0
+            || (i = host_lookup (r, host)) < 0) {
+            rp_error_set (error, EINVAL,
+                          "host %s is not the host of an execution target",
+                          host);
+            goto error;
+        }
+        if (used[i]) {
+            rp_error_set (error, EINVAL,
+                          "host %s appears twice in the hostlist", host);
+            goto error;
+        }
+        used[i] = true;
+        order[k] = i;
+    }
+    free (used);
+    return order;
+error:
+    free (order);
+    free (used);
+    return NULL;
+}
+
+int rp_rset_rerank (struct rp_rset *r, const char *hosts, rp_error_t *error)
+{
+    struct rp_hostlist *hl = NULL;
+    size_t *order = NULL;
+    struct rp_rset *out = NULL;
+    size_t count;
+    int rc = -1;
+
+    if (!r || !hosts)
+        return invalid (error);
+    if (!(hl = rp_hostlist_decode (hosts, error))
+        || shared_host_error (r, error) < 0)
+        goto done;
+    if ((count = rp_hostlist_count (hl)) < r->n) {
+        missing_host_error (r, hl, error);
+        goto done;
+    }
+    if (count > r->n) {
+        rp_error_set (error, EINVAL,
+                      "hostlist has %zu hosts for %zu execution targets", count,
+                      r->n);
+        goto done;
+    }
+    if (!(order = rerank_order (r, hl, error)))
+        goto done;
+    if (!(out = renumbered (r, order, NULL))) {
+        fail_errno (error);
+        goto done;
+    }
+    rset_swap (r, out);
+    rc = 0;
+done:
+    rp_rset_destroy (out);
+    free (order);
+    rp_hostlist_destroy (hl);
+    return rc;
+}
+
+/* cores 0..k-1 for k cores, the same GPUs. */
+static struct children *remapped (const struct children *ch)
+{
+    size_t k = rp_idset_count (ch->cores);
+    struct rp_idset *cores = rp_idset_create ();
+
+    if (cores && k > 0 && rp_idset_add_range (cores, 0, k - 1) < 0) {
+        rp_idset_destroy (cores);
+        return NULL;
+    }
+    return children_create (cores, rp_idset_copy (ch->gpus));
+}
+
+int rp_rset_remap (struct rp_rset *r, rp_error_t *error)
+{
+    size_t *order;
+    struct children **newch;
+    struct rp_rset *out = NULL;
+
+    if (!r)
+        return invalid (error);
+    order = malloc ((r->n + 1) * sizeof (*order));
+    newch = calloc (r->n + 1, sizeof (*newch));
+    for (size_t i = 0; order && newch && i < r->n; i++) {
+        order[i] = i;
+        if (i > 0 && r->t[i].ch == r->t[i - 1].ch)
+            newch[i] = children_ref (newch[i - 1]);
+        else if (!(newch[i] = remapped (r->t[i].ch)))
+            break;
+    }
+    if (order && newch && (r->n == 0 || newch[r->n - 1]))
+        out = renumbered (r, order, newch);
+    for (size_t i = 0; newch && i < r->n; i++)
+        children_unref (newch[i]);
+    free (newch);
+    free (order);
+    if (!out)
+        return fail_errno (error);
+    rset_swap (r, out);
+    rp_rset_destroy (out);
+    return 0;
+}
+
+/* --- comparisons ---------------------------------------------------------- */
+
+bool rp_rset_is_subset (const struct rp_rset *a, const struct rp_rset *b)
+{
+    struct walk w = { .a = a, .b = b };
+
+    if (!a || !b)
+        return false;
+    while (walk_next (&w)) {
+        if (w.x
+            && (!w.y || !same_host (w.x, w.y)
+                || !children_within (w.x->ch, w.y->ch)))
+            return false;
+    }
+    return true;
+}
+
+static bool target_equal (const struct target *x, const struct target *y)
+{
+    return x->rank == y->rank && same_host (x, y)
+           && children_equal (x->ch, y->ch);
+}
+
+bool rp_rset_equal (const struct rp_rset *a, const struct rp_rset *b)
+{
+    if (!a || !b)
+        return false;
+    if (a->n != b->n || a->np != b->np || a->starttime != b->starttime
+        || a->expiration != b->expiration)
+        return false;
+    for (size_t i = 0; i < a->n; i++) {
+        if (!target_equal (&a->t[i], &b->t[i]))
+            return false;
+    }
+    for (size_t i = 0; i < a->np; i++) {
+        if (strcmp (a->p[i].name, b->p[i].name) != 0
+            || !rp_idset_equal (a->p[i].ranks, b->p[i].ranks))
+            return false;
+    }
+    return true;
+}
+
+/* Error when expected ids a are not all in b. */
+static int missing_error (const struct target *t, const char *type,
+                          const struct rp_idset *a, const struct rp_idset *b,
+                          rp_error_t *error)
+{
+    struct rp_idset *missing;
+    int rc;
+
+    if (rp_idset_is_subset (a, b))
+        return 0;
+    if (!(missing = rp_idset_difference (a, b)))
+        return fail_errno (error);
+    rc = ids_error (error, EINVAL, t, type, missing, true);
+    rp_idset_destroy (missing);
+    return rc;
+}
+
+static int verify_step (const struct target *x, const struct target *y,
+                        rp_error_t *error)
+{
+    if (!y)
+        return rp_error_set (error, EINVAL, "rank %u (%s): missing", x->rank,
+                             x->host);
+    if (!x)
+        return rp_error_set (error, EINVAL, "rank %u (%s): unexpected", y->rank,
+                             y->host);
+    if (!same_host (x, y))
+        return rp_error_set (error, EINVAL, "rank %u: expected host %s, got %s",
+                             x->rank, x->host, y->host);
+    if (missing_error (x, "core", x->ch->cores, y->ch->cores, error) < 0
+        || missing_error (x, "gpu", x->ch->gpus, y->ch->gpus, error) < 0)
+        return -1;
+    return 0;
+}
+
+int rp_rset_verify (const struct rp_rset *expected,
+                    const struct rp_rset *actual, rp_error_t *error)
+{
+    struct walk w = { .a = expected, .b = actual };
+
+    if (!expected || !actual)
+        return invalid (error);
+    while (walk_next (&w)) {
+        if (verify_step (w.x, w.y, error) < 0)
+            return -1;
+    }
+    return 0;
+}

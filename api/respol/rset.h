@@ -57,6 +57,12 @@ enum {
     RP_RSET_PRETTY = 1, /* indented output (keys are always sorted) */
 };
 
+/* A set holds at most RP_RSET_MAX_TARGETS execution targets, so that a few
+ * bytes of R ("rank": "0-4294967294") cannot expand into gigabytes.
+ * Decoding or growing a set past it fails with EOVERFLOW, e.g.
+ *   R: execution.R_lite: more than 1048576 execution targets */
+#define RP_RSET_MAX_TARGETS 1048576U /* 2^20 */
+
 /* Empty set (no targets, times unset).  Caller must destroy. */
 struct rp_rset *rp_rset_create (void);
 void rp_rset_destroy (struct rp_rset *r);
@@ -94,7 +100,9 @@ const struct rp_idset *rp_rset_cores (const struct rp_rset *r,
                                       unsigned int rank);
 const struct rp_idset *rp_rset_gpus (const struct rp_rset *r,
                                      unsigned int rank);
-/* Lowest rank whose host name is hostname, or -1 (ENOENT).  O(log n). */
+/* Lowest rank whose host name is hostname, or -1 (ENOENT).  O(log n)
+ * after an index built on first use (not thread safe against concurrent
+ * first use on one set). */
 long rp_rset_rank_of (const struct rp_rset *r, const char *hostname);
 /* Host names in rank order.  Caller must destroy. */
 struct rp_hostlist *rp_rset_nodelist (const struct rp_rset *r);
