@@ -78,6 +78,11 @@ bool rp_doc_key_position (const struct rp_doc *doc, const json_t *object,
                           const char *key, int *line, int *column);
 bool rp_doc_index_position (const struct rp_doc *doc, const json_t *array,
                             size_t index, int *line, int *column);
+/* Where key itself (not its value) starts in object; for a missing key,
+ * the position of the object.  For "unknown key" errors. */
+bool rp_doc_key_name_position (const struct rp_doc *doc,
+                               const json_t *object, const char *key,
+                               int *line, int *column);
 
 /* Serialize a JSON tree as block-style YAML (keys sorted, strings quoted
  * where YAML would read them as another type), ending in a newline, such
