@@ -1,2 +1,257 @@
 /* SPDX-License-Identifier: LGPL-3.0-or-later */
-/* placeholder until implemented */
+/* hwloc discovery: one RFC 20 execution target from an hwloc topology,
+ * this machine's or an hwloc XML file's (rp_rset_from_hwloc in rset.h).
+ *
+ * Cores are the hwloc logical indices of the Core objects, which hwloc
+ * numbers 0..n-1 among the allowed cores (disallowed ones, e.g. cores
+ * outside our cgroup or left out of an XML dump, are not in the topology
+ * by default).  A topology without Core objects uses its PUs instead.
+ *
+ * GPUs are OS devices of type GPU or COPROC made by a compute backend:
+ * CUDA ("cuda0"), NVML ("nvml0"), RSMI ("rsmi0"), OpenCL ("opencl0d0") or
+ * Level Zero ("ze0").  The backend is recognised by the object's subtype,
+ * else by its "Backend" info, else by its name ("cuda" + digit, ...):
+ * XML written by hwloc < 2.3 has NVML devices with no subtype, and display
+ * devices ("card0", ":0.0") have neither.  Several backends may describe
+ * the same card (coral-lassen has cuda0 and nvml0 under one PCI device),
+ * so OS devices under the same PCI device count once; a device without a
+ * PCI ancestor counts alone, and an OS device under another OS device (a
+ * Level Zero sub-device) counts with its parent.  GPUs are numbered
+ * 0..n-1 in topology order (hwloc's OS device order, depth first), as
+ * flux-core does: that order, not the backend's own index, maps R's GPU
+ * ids to devices (on eas-tioga GPU 0 is rsmi4, on the NUMA node of core 0).
+ *
+ * I/O objects are kept with HWLOC_TYPE_FILTER_KEEP_ALL, not _IMPORTANT,
+ * so that every PCI device stays in the tree and the de-duplication does
+ * not depend on which devices hwloc deems important.  On Linux the hwloc
+ * "pci" component (libpciaccess) is disabled: the Linux backend finds the
+ * same PCI devices in sysfs, and libpciaccess only adds vendor and device
+ * names, at the cost of reading pci.ids and leaking about 1 KB per load
+ * (pci_get_strings in libpciaccess 0.17), which sanitizer runs report.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <hwloc.h>
+
+#include <respol/rset.h>
+
+struct topo_source {
+    const char *xmlfile; /* NULL: this machine */
+    rp_error_t *error;
+};
+
+static int load_error (const struct topo_source *src, int errnum)
+{
+    if (!src->xmlfile)
+        return rp_error_set (src->error, errnum,
+                             "R: hwloc: this machine: cannot load topology: "
+                             "%s",
+                             strerror (errnum));
+    /* hwloc says EINVAL for anything it cannot parse. */
+    return rp_error_set (src->error, errnum,
+                         "R: hwloc: %s: cannot load topology: %s", src->xmlfile,
+                         errnum == EINVAL ? "not a valid hwloc XML topology"
+                                          : strerror (errnum));
+}
+
+static int topology_load (hwloc_topology_t *topop,
+                          const struct topo_source *src)
+{
+    hwloc_topology_t topo;
+
+    /* The ABI of hwloc changes with its major version. */
+    if ((hwloc_get_api_version () >> 16) != (HWLOC_API_VERSION >> 16))
+        return rp_error_set (src->error, EINVAL,
+                             "R: hwloc: library version %#x, built for %#x",
+                             hwloc_get_api_version (), HWLOC_API_VERSION);
+    if (hwloc_topology_init (&topo) < 0)
+        return load_error (src, errno);
+    errno = 0; /* hwloc does not always set errno when it fails */
+    if (hwloc_topology_set_io_types_filter (topo, HWLOC_TYPE_FILTER_KEEP_ALL)
+        < 0)
+        goto error_destroy;
+#if defined(__linux__) && HWLOC_API_VERSION >= 0x00020100
+    if (!src->xmlfile
+        && hwloc_topology_set_components (
+               topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "pci")
+               < 0)
+        goto error_destroy;
+#endif
+    if (src->xmlfile && hwloc_topology_set_xml (topo, src->xmlfile) < 0)
+        goto error_destroy;
+    if (hwloc_topology_load (topo) < 0)
+        goto error_destroy;
+    *topop = topo;
+    return 0;
+error_destroy:;
+    int saved_errno = errno ? errno : EINVAL;
+    hwloc_topology_destroy (topo);
+    return load_error (src, saved_errno);
+}
+
+static struct rp_idset *topology_cores (hwloc_topology_t topo,
+                                        rp_error_t *error)
+{
+    struct rp_idset *cores;
+    int n = hwloc_get_nbobjs_by_type (topo, HWLOC_OBJ_CORE);
+
+    if (n == 0)
+        n = hwloc_get_nbobjs_by_type (topo, HWLOC_OBJ_PU);
+    if (n <= 0) {
+        rp_error_set (error, EINVAL, "R: hwloc: topology has no cores");
+        return NULL;
+    }
+    /* Logical indices of one type are exactly 0..n-1. */
+    if (!(cores = rp_idset_create ())
+        || rp_idset_add_range (cores, 0, (unsigned int)n - 1) < 0) {
+        rp_error_set (error, errno, "R: hwloc: %s", strerror (errno));
+        rp_idset_destroy (cores);
+        return NULL;
+    }
+    return cores;
+}
+
+static bool in_list (const char *s, const char *const *list)
+{
+    for (size_t i = 0; s && list[i]; i++)
+        if (!strcmp (s, list[i]))
+            return true;
+    return false;
+}
+
+static bool name_has_prefix (const char *name, const char *const *prefixes)
+{
+    for (size_t i = 0; name && prefixes[i]; i++) {
+        size_t len = strlen (prefixes[i]);
+        if (!strncmp (name, prefixes[i], len) && name[len] >= '0'
+            && name[len] <= '9')
+            return true;
+    }
+    return false;
+}
+
+static bool is_compute_gpu (hwloc_obj_t o)
+{
+    static const char *const backends[] = { "CUDA",   "NVML",      "RSMI",
+                                            "OpenCL", "LevelZero", NULL };
+    static const char *const prefixes[] = { "cuda",   "nvml", "rsmi",
+                                            "opencl", "ze",   NULL };
+
+    if (o->attr->osdev.type != HWLOC_OBJ_OSDEV_GPU
+        && o->attr->osdev.type != HWLOC_OBJ_OSDEV_COPROC)
+        return false;
+    if (o->parent && o->parent->type == HWLOC_OBJ_OS_DEVICE)
+        return false; /* a sub-device: its parent counts */
+    return in_list (o->subtype, backends)
+           || in_list (hwloc_obj_get_info_by_name (o, "Backend"), backends)
+           || name_has_prefix (o->name, prefixes);
+}
+
+static hwloc_obj_t pci_ancestor (hwloc_obj_t o)
+{
+    while (o && o->type != HWLOC_OBJ_PCI_DEVICE)
+        o = o->parent;
+    return o;
+}
+
+/* One pass over the OS devices; a PCI device already counted is marked
+ * through its userdata (the topology is ours and short-lived). */
+static unsigned int topology_ngpus (hwloc_topology_t topo)
+{
+    static char counted;
+    unsigned int n = 0;
+    hwloc_obj_t o = NULL;
+
+    while ((o = hwloc_get_next_osdev (topo, o))) {
+        hwloc_obj_t pci;
+        if (!is_compute_gpu (o))
+            continue;
+        if ((pci = pci_ancestor (o))) {
+            if (pci->userdata == &counted)
+                continue;
+            pci->userdata = &counted;
+        }
+        n++;
+    }
+    return n;
+}
+
+static struct rp_idset *topology_gpus (hwloc_topology_t topo, rp_error_t *error)
+{
+    unsigned int n = topology_ngpus (topo);
+    struct rp_idset *gpus = rp_idset_create ();
+
+    if (!gpus || (n > 0 && rp_idset_add_range (gpus, 0, n - 1) < 0)) {
+        rp_error_set (error, errno, "R: hwloc: %s", strerror (errno));
+        rp_idset_destroy (gpus);
+        return NULL;
+    }
+    return gpus;
+}
+
+/* The argument, else the topology's HostName, else gethostname(). */
+static const char *choose_hostname (hwloc_topology_t topo, const char *hostname,
+                                    char *buf, size_t size, rp_error_t *error)
+{
+    const char *s;
+
+    if (hostname)
+        return hostname;
+    s = hwloc_obj_get_info_by_name (hwloc_get_root_obj (topo), "HostName");
+    if (s && *s)
+        return s;
+    if (gethostname (buf, size) < 0) {
+        rp_error_set (error, errno, "R: hwloc: gethostname: %s",
+                      strerror (errno));
+        return NULL;
+    }
+    buf[size - 1] = '\0';
+    return buf;
+}
+
+struct rp_rset *rp_rset_from_hwloc (unsigned int rank, const char *hostname,
+                                    const char *xmlfile, rp_error_t *error)
+{
+    struct topo_source src = { .xmlfile = xmlfile, .error = error };
+    char hostbuf[HOST_NAME_MAX + 1];
+    hwloc_topology_t topo = NULL;
+    struct rp_idset *cores = NULL;
+    struct rp_idset *gpus = NULL;
+    struct rp_rset *r = NULL;
+    const char *host;
+
+    if (topology_load (&topo, &src) < 0)
+        return NULL;
+    if (!(cores = topology_cores (topo, error))
+        || !(gpus = topology_gpus (topo, error))
+        || !(host = choose_hostname (topo, hostname, hostbuf, sizeof (hostbuf),
+                                     error)))
+        goto error;
+    if (!(r = rp_rset_create ())) {
+        rp_error_set (error, errno, "R: hwloc: %s", strerror (errno));
+        goto error;
+    }
+    if (rp_rset_add_target (r, rank, host, cores, gpus, error) < 0) {
+        if (xmlfile)
+            rp_error_prefix (error, "R: hwloc: %s", xmlfile);
+        else
+            rp_error_prefix (error, "R: hwloc");
+        goto error;
+    }
+    rp_idset_destroy (cores);
+    rp_idset_destroy (gpus);
+    hwloc_topology_destroy (topo);
+    return r;
+error:;
+    int saved_errno = errno;
+    rp_rset_destroy (r);
+    rp_idset_destroy (cores);
+    rp_idset_destroy (gpus);
+    hwloc_topology_destroy (topo);
+    errno = saved_errno;
+    return NULL;
+}

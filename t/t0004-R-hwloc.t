@@ -1,6 +1,95 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-3.0-or-later
-test_description='placeholder'
+
+test_description='respol R encode --xml and --local: R from hwloc topologies
+(cores are hwloc logical cores, GPUs one per physical device)'
+
 . "${SHARNESS_TEST_SRCDIR:-$(dirname "$0")}/lib-respol.sh"
-test_expect_success 'placeholder' 'true'
+
+D="$RESPOL_DATA/R"
+T="$RESPOL_DATA/topologies"
+
+# coral-lassen: 40 cores, 4 GPUs seen by both CUDA and NVML (counted once);
+# eas-tioga: 64 cores, 8 RSMI GPUs; epyc-corona: 48 cores, 4 OpenCL GPUs;
+# cts1-quartz-smt1: 36 cores, no GPU.
+for topo in coral-lassen eas-tioga epyc-corona cts1-quartz-smt1; do
+	test_expect_success "encode --xml $topo.xml" "
+		respol R encode --xml=$T/$topo.xml >out &&
+		test_cmp $D/hwloc-$topo.expected out
+	"
+done
+
+test_expect_success 'encode -f is --xml' '
+	respol R encode -f "$T/coral-lassen.xml" >out &&
+	test_cmp "$D/hwloc-coral-lassen.expected" out
+'
+test_expect_success 'encode --xml: short form and counts' '
+	respol R encode -f "$T/eas-tioga.xml" >R &&
+	echo "rank0/core[0-63],gpu[0-7]" >expected &&
+	respol R decode --short <R >out &&
+	test_cmp expected out &&
+	printf "64\n8\n" >expected &&
+	respol R decode -c core <R >out &&
+	respol R decode -c gpu <R >>out &&
+	test_cmp expected out
+'
+test_expect_success 'encode --xml: several ranks each get the topology' '
+	respol R encode -f "$T/coral-lassen.xml" -r 4-6 -H "lassen[4-6]" \
+		-p gpu >out &&
+	test_cmp "$D/hwloc-lassen-ranks.expected" out
+'
+test_expect_success 'encode --xml: without --hosts every rank has HostName' '
+	echo "lassen[28,28]" >expected &&
+	respol R encode -f "$T/coral-lassen.xml" -r 0-1 |
+		respol R decode -n >out &&
+	test_cmp expected out
+'
+test_expect_success 'encode --xml: --hosts count must match --ranks' '
+	test_error 1 "respol: R: encode: --hosts: 1 hosts for 2 ranks" \
+		respol R encode -f "$T/coral-lassen.xml" -r 0-1 -H x
+'
+test_expect_success 'encode --xml: a missing file' '
+	test_error 1 "respol: R: encode: hwloc: nosuch.xml: cannot load topology: No such file or directory" \
+		respol R encode --xml=nosuch.xml
+'
+test_expect_success 'encode --xml: a file that is not XML' '
+	echo "hello" >bad.xml &&
+	test_error 1 "respol: R: encode: hwloc: bad.xml: cannot load topology: not a valid hwloc XML topology" \
+		respol R encode --xml=bad.xml
+'
+test_expect_success 'encode --xml: XML that is not a topology' '
+	echo "<?xml version=\"1.0\"?><foo/>" >foo.xml &&
+	test_error 1 "respol: R: encode: hwloc: foo.xml: cannot load topology: not a valid hwloc XML topology" \
+		respol R encode -f foo.xml
+'
+test_expect_success 'encode --xml: a directory' '
+	test_error 1 "respol: R: encode: hwloc: .: cannot load topology: Is a directory" \
+		respol R encode -f .
+'
+
+# This machine: whatever it has, at least one core.
+test_expect_success 'encode --local: valid R with at least one core' '
+	respol R encode --local >R &&
+	respol R decode <R >R2 &&
+	test_cmp R R2 &&
+	test "$(respol R decode -c node <R)" = 1 &&
+	test "$(respol R decode -c core <R)" -ge 1 &&
+	respol R decode -r <R >ranks &&
+	echo 0 >expected &&
+	test_cmp expected ranks
+'
+test_expect_success 'encode --local: host name is this machine by default' '
+	respol R encode -l >R &&
+	respol R decode -n <R >out &&
+	hostname >expected &&
+	test_cmp expected out
+'
+test_expect_success 'encode --local: -r and -H set rank and host' '
+	respol R encode -l -r 3 -H here | respol R decode -s -n >out &&
+	sed -n 1p out | grep "^rank3/core" &&
+	sed -n 2p out >host &&
+	echo here >expected &&
+	test_cmp expected host
+'
+
 test_done
