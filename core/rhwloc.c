@@ -28,11 +28,24 @@
  * same PCI devices in sysfs, and libpciaccess only adds vendor and device
  * names, at the cost of reading pci.ids and leaking about 1 KB per load
  * (pci_get_strings in libpciaccess 0.17), which sanitizer runs report.
+ *
+ * An XML file is read in a child process.  hwloc 2.9 crashes (SIGSEGV in
+ * hwloc_topology_load) on some malformed XML, e.g. a Machine object with a
+ * nodeset but no complete_nodeset, and prints its own warnings on others;
+ * a resource manager must survive a bad file.  The child builds the R,
+ * sends it back encoded (or the error text), and the parent decodes it; a
+ * child killed by a signal is reported as an invalid topology.  The
+ * machine's own topology is loaded in process.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <hwloc.h>
@@ -213,8 +226,8 @@ static const char *choose_hostname (hwloc_topology_t topo, const char *hostname,
     return buf;
 }
 
-struct rp_rset *rp_rset_from_hwloc (unsigned int rank, const char *hostname,
-                                    const char *xmlfile, rp_error_t *error)
+static struct rp_rset *from_topology (unsigned int rank, const char *hostname,
+                                      const char *xmlfile, rp_error_t *error)
 {
     struct topo_source src = { .xmlfile = xmlfile, .error = error };
     char hostbuf[HOST_NAME_MAX + 1];
@@ -254,4 +267,150 @@ error:;
     hwloc_topology_destroy (topo);
     errno = saved_errno;
     return NULL;
+}
+
+/* Write all of buf to fd.  0 or -1. */
+static int write_all (int fd, const char *buf, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write (fd, buf, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        buf += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* Read fd to the end into a NUL terminated buffer (caller frees). */
+static char *read_all (int fd, size_t *lenp)
+{
+    size_t size = 4096, len = 0;
+    char *buf = malloc (size);
+
+    while (buf) {
+        ssize_t n = read (fd, buf + len, size - len - 1);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            goto error;
+        if (n == 0)
+            break;
+        len += (size_t)n;
+        if (len + 1 == size) {
+            char *nbuf = realloc (buf, size *= 2);
+            if (!nbuf)
+                goto error;
+            buf = nbuf;
+        }
+    }
+    if (buf) {
+        buf[len] = '\0';
+        *lenp = len;
+    }
+    return buf;
+error:
+    free (buf);
+    return NULL;
+}
+
+/* In the child: build the R, write "R<json>" or "E<errno> <text>" to fd. */
+static void __attribute__ ((noreturn))
+child_main (int fd, unsigned int rank, const char *hostname,
+            const char *xmlfile)
+{
+    rp_error_t error;
+    struct rp_rset *r;
+    char *s = NULL;
+    int devnull = open ("/dev/null", O_WRONLY);
+
+    /* hwloc prints its own warnings about bad XML: keep them off our
+     * caller's terminal; the error text says what went wrong. */
+    if (devnull >= 0)
+        dup2 (devnull, STDERR_FILENO);
+    /* Die of the signal itself, even under a sanitizer's handler, so the
+     * parent can tell a crash from an error. */
+    signal (SIGSEGV, SIG_DFL);
+    signal (SIGBUS, SIG_DFL);
+    signal (SIGFPE, SIG_DFL);
+    signal (SIGILL, SIG_DFL);
+    if (!(r = from_topology (rank, hostname, xmlfile, &error))
+        || !(s = rp_rset_encode (r, 0))) {
+        char msg[32 + RP_ERROR_TEXT_SIZE];
+        int n = snprintf (msg, sizeof (msg), "E%d %s", errno ? errno : EINVAL,
+                          r ? "R: hwloc: out of memory" : error.text);
+        write_all (fd, msg,
+                   (size_t)n < sizeof (msg) ? (size_t)n : sizeof (msg) - 1);
+        _exit (1);
+    }
+    if (write_all (fd, "R", 1) < 0 || write_all (fd, s, strlen (s)) < 0)
+        _exit (1);
+    _exit (0);
+}
+
+static struct rp_rset *from_child_reply (const char *xmlfile, char *reply,
+                                         int status, rp_error_t *error)
+{
+    if (WIFSIGNALED (status))
+        return rp_error_set (error, EINVAL,
+                             "R: hwloc: %s: cannot load topology: not a valid "
+                             "hwloc XML topology (hwloc died reading it: %s)",
+                             xmlfile, strsignal (WTERMSIG (status))),
+               NULL;
+    if (WIFEXITED (status) && WEXITSTATUS (status) == 0 && reply[0] == 'R')
+        return rp_rset_decode (reply + 1, error);
+    if (reply[0] == 'E') {
+        char *end;
+        long errnum = strtol (reply + 1, &end, 10);
+        return rp_error_set (error, errnum > 0 ? (int)errnum : EINVAL, "%s",
+                             *end == ' ' ? end + 1 : end),
+               NULL;
+    }
+    return rp_error_set (error, EIO,
+                         "R: hwloc: %s: the process reading it failed",
+                         xmlfile),
+           NULL;
+}
+
+struct rp_rset *rp_rset_from_hwloc (unsigned int rank, const char *hostname,
+                                    const char *xmlfile, rp_error_t *error)
+{
+    struct rp_rset *r;
+    int fds[2];
+    pid_t pid;
+    int status;
+    size_t len;
+    char *reply;
+
+    if (!xmlfile)
+        return from_topology (rank, hostname, NULL, error);
+    if (pipe2 (fds, O_CLOEXEC) < 0)
+        return rp_error_set (error, errno, "R: hwloc: pipe: %s",
+                             strerror (errno)),
+               NULL;
+    fflush (NULL);
+    if ((pid = fork ()) < 0) {
+        int saved_errno = errno;
+        close (fds[0]);
+        close (fds[1]);
+        return rp_error_set (error, saved_errno, "R: hwloc: fork: %s",
+                             strerror (saved_errno)),
+               NULL;
+    }
+    if (pid == 0) {
+        close (fds[0]);
+        child_main (fds[1], rank, hostname, xmlfile);
+    }
+    close (fds[1]);
+    reply = read_all (fds[0], &len);
+    close (fds[0]);
+    while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (!reply)
+        return rp_error_set (error, ENOMEM, "R: hwloc: out of memory"), NULL;
+    r = from_child_reply (xmlfile, reply, status, error);
+    free (reply);
+    return r;
 }

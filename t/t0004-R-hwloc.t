@@ -62,6 +62,10 @@ test_expect_success 'encode --xml: XML that is not a topology' '
 	test_error 1 "respol: R: encode: hwloc: foo.xml: cannot load topology: not a valid hwloc XML topology" \
 		respol R encode -f foo.xml
 '
+test_expect_success 'encode --xml: XML on which hwloc itself crashes is an error, not a crash' '
+	test_error 1 "respol: R: encode: hwloc: $RESPOL_DATA/hwloc-bad/no-complete-nodeset.xml: cannot load topology: not a valid hwloc XML topology (hwloc died reading it: Segmentation fault)" \
+		respol R encode --xml="$RESPOL_DATA/hwloc-bad/no-complete-nodeset.xml"
+'
 test_expect_success 'encode --xml: a directory' '
 	test_error 1 "respol: R: encode: hwloc: .: cannot load topology: Is a directory" \
 		respol R encode -f .

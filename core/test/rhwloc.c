@@ -339,6 +339,29 @@ static void test_failures (void)
     }
 }
 
+/* hwloc 2.9 segfaults on this file; the library reads XML in a child
+ * process so the caller gets an error instead. */
+static void test_hwloc_crash_is_an_error (void)
+{
+    static char path[4096];
+    snprintf (path, sizeof (path),
+              "%s/t/data/hwloc-bad/no-complete-nodeset.xml", srcdir ());
+    rp_error_t error = { { 0 } };
+    struct rp_rset *r;
+    char want[512];
+
+    errno = 0;
+    r = rp_rset_from_hwloc (0, NULL, path, &error);
+    ok (r == NULL && errno == EINVAL,
+        "XML that crashes hwloc fails with EINVAL");
+    snprintf (want, sizeof (want),
+              "R: hwloc: %s: cannot load topology: not a valid hwloc XML "
+              "topology (hwloc died reading it: Segmentation fault)",
+              path);
+    is (error.text, want, "XML that crashes hwloc: message");
+    rp_rset_destroy (r);
+}
+
 static void test_bad_hostname (void)
 {
     const char *path = topology_path ("coral-lassen.xml");
@@ -401,6 +424,7 @@ int main (void)
     test_pus_and_hostname_fallback ();
     test_local ();
     test_failures ();
+    test_hwloc_crash_is_an_error ();
     test_bad_hostname ();
     test_bad_rank ();
     return done_testing ();
