@@ -109,6 +109,13 @@ char *rp_hostlist_expand (const struct rp_hostlist *hl, const char *delim);
 bool rp_hostlist_equal (const struct rp_hostlist *a,
                         const struct rp_hostlist *b);
 
+/* The count hosts from zero-based index first on, as a new list that
+ * spells them as hl does ("foo[0-4]-eth2" sliced from 1 for 2 is
+ * "foo[1-2]-eth2").  NULL with ENOENT when first + count > count of hl.
+ * O(log runs + runs in the slice).  Caller must destroy. */
+struct rp_hostlist *rp_hostlist_slice (const struct rp_hostlist *hl,
+                                       size_t first, size_t count);
+
 #ifdef __cplusplus
 }
 #endif
