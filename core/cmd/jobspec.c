@@ -1,6 +1,392 @@
 /* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* respol jobspec: validate, convert and summarise RFC 14 / RFC 25 jobspec
+ * (see api/respol/jobspec.h), and dispatch `create` to jobspec_create.c.
+ *
+ *   respol jobspec validate [--profile=v1|canonical] FILE...
+ *   respol jobspec convert [--json|--yaml] FILE
+ *   respol jobspec summary [--profile=v1|canonical] [--json] FILE
+ *   respol jobspec create ...
+ *
+ * FILE "-" is stdin.  Every error and warning of every file is printed, one
+ * per line, as "respol: jobspec: job.yaml:7:14: path: message" (warnings
+ * with "warning: " before the file name); validate exits 1 when any file
+ * has an error, and warnings never change the exit code.  convert does not
+ * validate: it is a lossless change of notation of any document (JSON is
+ * printed compact with sorted keys, YAML block style with sorted keys), by
+ * default from YAML to JSON and from JSON to YAML, the input format being
+ * chosen as document.h does (extension, then first non-blank byte).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <respol/diag.h>
+#include <respol/document.h>
+#include <respol/jobspec.h>
+
 #include "cmd.h"
+
+#define SUB "jobspec"
+
+struct options {
+    enum rp_jobspec_profile profile;
+    int format; /* RP_DOC_JSON or RP_DOC_YAML output, or RP_DOC_AUTO */
+    bool json;
+};
+
+struct jobspec_cmd {
+    const char *name;
+    const char *args;
+    const char *summary;
+    const char *options; /* help text of the options, or "" */
+    bool many;           /* FILE... rather than one FILE */
+    int (*run) (const struct options *o, int argc, char **argv);
+};
+
+static int run_validate (const struct options *o, int argc, char **argv);
+static int run_convert (const struct options *o, int argc, char **argv);
+static int run_summary (const struct options *o, int argc, char **argv);
+
+static const char profile_help[] =
+    "      --profile=NAME  v1 (RFC 25, the default) or canonical (RFC 14)\n";
+
+static const struct jobspec_cmd commands[] = {
+    { "validate", "[--profile=v1|canonical] FILE...",
+      "check each jobspec and print every error and warning", profile_help,
+      true, run_validate },
+    { "convert", "[--json|--yaml] FILE",
+      "print a document as JSON (from YAML) or YAML (from JSON)",
+      "      --json          print JSON whatever the input\n"
+      "      --yaml          print YAML whatever the input\n",
+      false, run_convert },
+    { "summary", "[--profile=v1|canonical] [--json] FILE",
+      "print the derived facts of a valid jobspec on one line",
+      "      --profile=NAME  v1 (RFC 25, the default) or canonical (RFC 14)\n"
+      "      --json          print a JSON object\n",
+      false, run_summary },
+    { NULL, NULL, NULL, NULL, false, NULL },
+};
+
+static void usage (FILE *f)
+{
+    fprintf (f, "Usage: respol jobspec SUBCOMMAND [OPTIONS] ARGS...\n\n");
+    fprintf (f, "Subcommands:\n");
+    fprintf (f, "  %-10s %s\n", "create",
+             "create a V1 jobspec from a command and options");
+    for (const struct jobspec_cmd *c = commands; c->name; c++)
+        fprintf (f, "  %-10s %s\n", c->name, c->summary);
+    fprintf (f, "\nFILE '-' is stdin.  Run 'respol jobspec SUBCOMMAND --help' "
+                "for its options.\n");
+}
+
+static void usage_cmd (FILE *f, const struct jobspec_cmd *c)
+{
+    fprintf (f, "Usage: respol jobspec %s %s\n\n%c%s.\n", c->name, c->args,
+             toupper ((unsigned char)c->summary[0]), c->summary + 1);
+    fprintf (f, "\nOptions:\n%s", c->options);
+    fprintf (f, "  -h, --help          print this message\n");
+}
+
+/* --- diagnostics -------------------------------------------------------- */
+
+/* Print every message of d; return the number of errors. */
+static size_t print_diags (const struct rp_diags *d)
+{
+    for (size_t i = 0; i < rp_diags_count (d); i++) {
+        bool warning = rp_diags_severity (d, i) == RP_DIAG_WARNING;
+        fprintf (stderr, "respol: %s: %s%s\n", SUB, warning ? "warning: " : "",
+                 rp_diags_text (d, i));
+    }
+    return rp_diags_errors (d);
+}
+
+static struct rp_diags *diags_create (void)
+{
+    struct rp_diags *d = rp_diags_create ();
+    if (!d)
+        cmd_die (SUB, "out of memory");
+    return d;
+}
+
+/* Load and validate path, printing its messages.  NULL when invalid. */
+static struct rp_jobspec *load (const char *path,
+                                enum rp_jobspec_profile profile)
+{
+    struct rp_diags *d = diags_create ();
+    struct rp_jobspec *js = rp_jobspec_load_file (path, profile, d);
+    int saved_errno = errno;
+
+    print_diags (d);
+    if (!js && saved_errno == ENOMEM)
+        cmd_die (SUB, "%s: out of memory", path);
+    if (!js && rp_diags_errors (d) == 0)
+        cmd_die (SUB, "%s: %s", path, strerror (saved_errno));
+    rp_diags_destroy (d);
+    return js;
+}
+
+/* --- validate ----------------------------------------------------------- */
+
+static int run_validate (const struct options *o, int argc, char **argv)
+{
+    int status = 0;
+
+    for (int i = 0; i < argc; i++) {
+        struct rp_jobspec *js = load (argv[i], o->profile);
+        if (!js)
+            status = EXIT_INPUT;
+        rp_jobspec_destroy (js);
+    }
+    return status;
+}
+
+/* --- convert ------------------------------------------------------------ */
+
+/* The input format, as rp_doc_load_file chooses it for RP_DOC_AUTO: the
+ * extension of a file (any case), else the first non-blank byte. */
+static int input_format (const char *path, const char *buf)
+{
+    const char *dot = strrchr (path, '.');
+
+    if (strcmp (path, "-") && dot && !strchr (dot, '/')) {
+        if (!strcasecmp (dot, ".json"))
+            return RP_DOC_JSON;
+        if (!strcasecmp (dot, ".yaml") || !strcasecmp (dot, ".yml"))
+            return RP_DOC_YAML;
+    }
+    buf += strspn (buf, " \t\r\n");
+    return *buf == '{' || *buf == '[' ? RP_DOC_JSON : RP_DOC_YAML;
+}
+
+static char *read_input (const char *path, size_t *len)
+{
+    FILE *f = strcmp (path, "-") ? fopen (path, "r") : stdin;
+    char *buf;
+
+    if (!f)
+        cmd_die (SUB, "%s: %s", path, strerror (errno));
+    buf = cmd_read_all (SUB, f, len);
+    if (f != stdin)
+        fclose (f);
+    return buf;
+}
+
+static void print_yaml (const json_t *root)
+{
+    char *s = rp_doc_dump_yaml (root);
+
+    if (!s)
+        cmd_die (SUB, "convert: %s", strerror (errno));
+    fputs (s, stdout);
+    free (s);
+}
+
+static int run_convert (const struct options *o, int argc, char **argv)
+{
+    size_t len;
+    char *buf = read_input (argv[0], &len);
+    int format = input_format (argv[0], buf);
+    rp_error_t error;
+    struct rp_doc *doc = rp_doc_load (buf, len, argv[0], format, &error);
+    int out = o->format;
+
+    if (!doc)
+        cmd_die (SUB, "%s", error.text);
+    if (out == RP_DOC_AUTO)
+        out = format == RP_DOC_JSON ? RP_DOC_YAML : RP_DOC_JSON;
+    if (out == RP_DOC_JSON)
+        cmd_print_json (rp_doc_root (doc));
+    else
+        print_yaml (rp_doc_root (doc));
+    rp_doc_destroy (doc);
+    free (buf);
+    return 0;
+}
+
+/* --- summary ------------------------------------------------------------ */
+
+static const char *boolstr (bool b)
+{
+    return b ? "true" : "false";
+}
+
+static void summary_json (const struct rp_jobspec_facts *f)
+{
+    json_t *o = json_pack (
+        "{s:I s:I s:I s:I s:I s:b s:f s:I s:b s:b}", "nnodes",
+        (json_int_t)f->nnodes, "nslots", (json_int_t)f->nslots,
+        "cores_per_slot", (json_int_t)f->cores_per_slot, "gpus_per_slot",
+        (json_int_t)f->gpus_per_slot, "memory_per_slot",
+        (json_int_t)f->memory_per_slot, "exclusive", f->exclusive, "duration",
+        f->duration, "ntasks", (json_int_t)f->ntasks, "exact", f->exact,
+        "uniform", f->uniform);
+
+    if (!o)
+        cmd_die (SUB, "summary: out of memory");
+    cmd_print_json (o);
+    json_decref (o);
+}
+
+static void summary_line (const struct rp_jobspec_facts *f)
+{
+    printf ("nnodes=%llu nslots=%llu cores_per_slot=%llu gpus_per_slot=%llu "
+            "memory_per_slot=%llu exclusive=%s duration=%.15g ntasks=%llu "
+            "exact=%s uniform=%s\n",
+            (unsigned long long)f->nnodes, (unsigned long long)f->nslots,
+            (unsigned long long)f->cores_per_slot,
+            (unsigned long long)f->gpus_per_slot,
+            (unsigned long long)f->memory_per_slot, boolstr (f->exclusive),
+            f->duration, (unsigned long long)f->ntasks, boolstr (f->exact),
+            boolstr (f->uniform));
+}
+
+static int run_summary (const struct options *o, int argc, char **argv)
+{
+    struct rp_jobspec *js = load (argv[0], o->profile);
+
+    if (!js)
+        return EXIT_INPUT;
+    if (o->json)
+        summary_json (rp_jobspec_facts (js));
+    else
+        summary_line (rp_jobspec_facts (js));
+    rp_jobspec_destroy (js);
+    return 0;
+}
+
+/* --- options and dispatch ----------------------------------------------- */
+
+/* Long-only options have values >= 256, so a rejected option whose optopt
+ * is below 256 was a short one. */
+enum { OPT_HELP = 256, OPT_PROFILE, OPT_JSON, OPT_YAML };
+
+static const struct option all_opts[] = {
+    { "help", no_argument, NULL, OPT_HELP },
+    { "profile", required_argument, NULL, OPT_PROFILE },
+    { "json", no_argument, NULL, OPT_JSON },
+    { "yaml", no_argument, NULL, OPT_YAML },
+    { NULL, 0, NULL, 0 },
+};
+
+/* Report the option getopt_long just rejected. */
+static void bad_option (const char *prefix, char **argv)
+{
+    const char *arg = argv[optind - 1];
+    const char *eq = strchr (arg, '=');
+
+    if (optopt > 0 && optopt < 256)
+        cmd_usage_error (SUB, "%sunknown option '-%c'", prefix, optopt);
+    if (optopt == OPT_PROFILE)
+        cmd_usage_error (SUB, "%soption '--profile' needs an argument", prefix);
+    if (optopt != 0 && eq)
+        cmd_usage_error (SUB, "%soption '%.*s' takes no argument", prefix,
+                         (int)(eq - arg), arg);
+    cmd_usage_error (SUB, "%sunknown option '%s'", prefix, arg);
+}
+
+static const char *option_name (int opt)
+{
+    for (const struct option *p = all_opts; p->name; p++)
+        if (p->val == opt)
+            return p->name;
+    return "?";
+}
+
+/* Is option opt one that cmd takes? */
+static bool takes (const struct jobspec_cmd *cmd, int opt)
+{
+    if (opt == OPT_PROFILE)
+        return cmd->run != run_convert;
+    if (opt == OPT_JSON)
+        return cmd->run != run_validate;
+    return cmd->run == run_convert;
+}
+
+static void set_option (const struct jobspec_cmd *cmd, struct options *o,
+                        int opt, const char *prefix)
+{
+    if (opt == OPT_PROFILE) {
+        if (rp_jobspec_profile_parse (optarg, &o->profile) < 0)
+            cmd_usage_error (SUB, "%sunknown profile '%s'", prefix, optarg);
+    } else if (cmd->run == run_convert)
+        o->format = opt == OPT_JSON ? RP_DOC_JSON : RP_DOC_YAML;
+    else
+        o->json = true;
+}
+
+static void parse_options (const struct jobspec_cmd *cmd, struct options *o,
+                           int argc, char **argv)
+{
+    char prefix[32];
+    int c;
+
+    snprintf (prefix, sizeof (prefix), "%s: ", cmd->name);
+    optind = 0;
+    opterr = 0;
+    while ((c = getopt_long (argc, argv, "+h", all_opts, NULL)) != -1) {
+        if (c == 'h' || c == OPT_HELP) {
+            usage_cmd (stdout, cmd);
+            exit (0);
+        }
+        if (c == '?')
+            bad_option (prefix, argv);
+        if (!takes (cmd, c))
+            cmd_usage_error (SUB, "%sunknown option '--%s'", prefix,
+                             option_name (c));
+        set_option (cmd, o, c, prefix);
+    }
+}
+
+static const struct jobspec_cmd *find_command (const char *name)
+{
+    for (const struct jobspec_cmd *c = commands; c->name; c++)
+        if (!strcmp (c->name, name))
+            return c;
+    cmd_usage_error (SUB, "unknown subcommand '%s'", name);
+}
+
+static void check_nargs (const struct jobspec_cmd *cmd, int nargs, char **args)
+{
+    if (nargs == 0)
+        cmd_usage_error (SUB, "%s: missing FILE argument", cmd->name);
+    if (!cmd->many && nargs > 1)
+        cmd_usage_error (SUB, "%s: unexpected argument '%s'", cmd->name,
+                         args[1]);
+}
+
 int cmd_jobspec (int argc, char **argv)
 {
-    cmd_die (argv[0], "not implemented yet");
+    static const struct option help_opts[] = {
+        { "help", no_argument, NULL, OPT_HELP },
+        { NULL, 0, NULL, 0 },
+    };
+    const struct jobspec_cmd *cmd;
+    struct options o = { RP_JOBSPEC_V1, RP_DOC_AUTO, false };
+    int c, status;
+
+    optind = 0;
+    opterr = 0;
+    while ((c = getopt_long (argc, argv, "+h", help_opts, NULL)) != -1) {
+        if (c != 'h' && c != OPT_HELP)
+            bad_option ("", argv);
+        usage (stdout);
+        return 0;
+    }
+    if (optind == argc)
+        cmd_usage_error (SUB, "missing subcommand");
+    if (!strcmp (argv[optind], "create"))
+        return cmd_jobspec_create (argc - optind, argv + optind);
+    cmd = find_command (argv[optind]);
+    argc -= optind;
+    argv += optind;
+    parse_options (cmd, &o, argc, argv);
+    check_nargs (cmd, argc - optind, argv + optind);
+    status = cmd->run (&o, argc - optind, argv + optind);
+    if (fflush (stdout) != 0 || ferror (stdout))
+        cmd_die (SUB, "write error: %s", strerror (errno));
+    return status;
 }
