@@ -1,2 +1,650 @@
 /* SPDX-License-Identifier: LGPL-3.0-or-later */
-/* placeholder until implemented */
+/* respol's configuration file and the plugin stacks it configures; see
+ * api/respol/config.h for the format and the contract.
+ *
+ * Loading has two passes.  The first reads the whole file (through
+ * rp_doc_load_file, so every message has file:line:col) and checks every
+ * key, collecting all errors; plugins are only loaded when it found none,
+ * so a typo never half-loads anything.  The second loads each entry in
+ * order (find the file, open and check it, init it with its block) and
+ * keeps going after a failure, so `respol config check` reports every bad
+ * entry at once; if anything failed, everything loaded is finalised in
+ * reverse order and unloaded.
+ *
+ * Decisions a reader would otherwise rediscover:
+ * - A key whose value is null (`validate:` with every entry commented
+ *   out, `config:` with nothing after it) means the empty value.
+ * - Instance names: the entry's `name`, else the plugin's own name.  Two
+ *   entries with the same explicit name are an error.  An implicit name
+ *   that is already taken (the same plugin configured twice, or a name
+ *   given explicitly to some other entry) becomes "name#2", "name#3", ...;
+ *   '#' cannot appear in a name written in the file, so these never
+ *   collide with one.
+ * - Names are unique across all stacks, so a name identifies an instance
+ *   in every message.
+ * - Messages about loading an entry point at its `plugin` value; init
+ *   failures point at its `config` block (at the entry when it has none).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "respol/config.h"
+#include "respol/document.h"
+
+#include "core/plugin_private.h"
+
+#define NKINDS 4 /* RP_PLUGIN_VALIDATE .. RP_PLUGIN_SHELL */
+
+struct rp_stack {
+    uint32_t kind;
+    size_t count;
+    struct rp_plugin **v;
+};
+
+struct rp_config {
+    char *path;
+    struct rp_stack stacks[NKINDS];
+};
+
+/* One entry of a stack, as read (pointers borrowed from the document). */
+struct entry {
+    uint32_t kind;
+    size_t index;
+    const json_t *node;
+    const char *plugin;
+    const char *name; /* explicit, or NULL */
+    json_t *config;   /* NULL when absent */
+};
+
+/* The state of one rp_config_load. */
+struct loader {
+    struct rp_doc *doc;
+    struct rp_diags *diags;
+    int flags;
+    size_t errors;
+    json_t *plugin_path; /* array of strings, borrowed, or NULL */
+    bool allow_insecure;
+    struct entry *entries;
+    size_t nentries;
+    char **search;          /* the search path, built on first use */
+    json_t *names;          /* instance name -> "validate[i]" of its entry */
+    json_t *explicit_names; /* name -> true, every explicit name */
+};
+
+static const char config_default[] = RP_SYSCONFDIR "/respol/respol.yaml";
+
+const char *rp_config_default_path (void)
+{
+    return config_default;
+}
+
+const char *rp_config_plugin_dir (void)
+{
+    return RP_PLUGINDIR;
+}
+
+/* --- messages ----------------------------------------------------------- */
+
+/* Add an error at line:col (0 when unknown). */
+static void verr (struct loader *ld, bool known, int line, int col,
+                  const char *fmt, va_list ap)
+{
+    char msg[RP_ERROR_TEXT_SIZE * 2];
+
+    vsnprintf (msg, sizeof (msg), fmt, ap);
+    ld->errors++;
+    if (known)
+        rp_diags_add (ld->diags, RP_DIAG_ERROR, "%s:%d:%d: %s",
+                      rp_doc_name (ld->doc), line, col, msg);
+    else
+        rp_diags_add (ld->diags, RP_DIAG_ERROR, "%s: %s", rp_doc_name (ld->doc),
+                      msg);
+}
+
+/* An error about the value of key in obj (index in array when key is
+ * NULL). */
+static void err_at (struct loader *ld, const json_t *parent, const char *key,
+                    size_t index, const char *fmt, ...)
+    __attribute__ ((format (printf, 5, 6)));
+static void err_at (struct loader *ld, const json_t *parent, const char *key,
+                    size_t index, const char *fmt, ...)
+{
+    int line = 0, col = 0;
+    bool known =
+        key ? rp_doc_key_position (ld->doc, parent, key, &line, &col)
+            : rp_doc_index_position (ld->doc, parent, index, &line, &col);
+    va_list ap;
+
+    va_start (ap, fmt);
+    verr (ld, known, line, col, fmt, ap);
+    va_end (ap);
+}
+
+/* An error about key itself (an unknown key). */
+static void err_key (struct loader *ld, const json_t *obj, const char *key,
+                     const char *fmt, ...)
+    __attribute__ ((format (printf, 4, 5)));
+static void err_key (struct loader *ld, const json_t *obj, const char *key,
+                     const char *fmt, ...)
+{
+    int line = 0, col = 0;
+    bool known = rp_doc_key_name_position (ld->doc, obj, key, &line, &col);
+    va_list ap;
+
+    va_start (ap, fmt);
+    verr (ld, known, line, col, fmt, ap);
+    va_end (ap);
+}
+
+/* An error about node. */
+static void err_node (struct loader *ld, const json_t *node, const char *fmt,
+                      ...) __attribute__ ((format (printf, 3, 4)));
+static void err_node (struct loader *ld, const json_t *node, const char *fmt,
+                      ...)
+{
+    int line = 0, col = 0;
+    bool known = rp_doc_position (ld->doc, node, &line, &col);
+    va_list ap;
+
+    va_start (ap, fmt);
+    verr (ld, known, line, col, fmt, ap);
+    va_end (ap);
+}
+
+/* --- first pass: read and check the file -------------------------------- */
+
+static void read_plugin_path (struct loader *ld, const json_t *root, json_t *v)
+{
+    size_t i;
+    json_t *dir;
+
+    if (json_is_null (v))
+        return;
+    if (!json_is_array (v)) {
+        err_at (ld, root, "plugin-path", 0,
+                "plugin-path must be a list of absolute directories");
+        return;
+    }
+    json_array_foreach (v, i, dir) {
+        if (!json_is_string (dir) || json_string_value (dir)[0] != '/')
+            err_at (ld, v, NULL, i,
+                    "plugin-path[%zu] must be an absolute directory", i);
+    }
+    ld->plugin_path = v;
+}
+
+static const char *const name_rule = "letters, digits, '-' and '_', 1-64 bytes";
+
+static void read_entry_plugin (struct loader *ld, struct entry *e,
+                               const char *label, json_t *v)
+{
+    const char *s = json_string_value (v);
+
+    if (!s) {
+        err_at (ld, e->node, "plugin", 0, "%s: 'plugin' must be a string",
+                label);
+        return;
+    }
+    if (strchr (s, '/') && s[0] != '/')
+        err_at (ld, e->node, "plugin", 0,
+                "%s: plugin path '%s' is relative (use a name or an "
+                "absolute path)",
+                label, s);
+    else if (!strchr (s, '/') && !plugin_name_valid (s))
+        err_at (ld, e->node, "plugin", 0,
+                "%s: invalid plugin name '%s' (%s; or an absolute path)", label,
+                s, name_rule);
+    else
+        e->plugin = s;
+}
+
+static void read_entry_name (struct loader *ld, struct entry *e,
+                             const char *label, json_t *v)
+{
+    const char *s = json_string_value (v);
+
+    if (!s)
+        err_at (ld, e->node, "name", 0, "%s: 'name' must be a string", label);
+    else if (!plugin_name_valid (s))
+        err_at (ld, e->node, "name", 0, "%s: invalid instance name '%s' (%s)",
+                label, s, name_rule);
+    else if (json_object_get (ld->explicit_names, s))
+        err_at (ld, e->node, "name", 0, "%s: instance name '%s' is used twice",
+                label, s);
+    else if (json_object_set_new (ld->explicit_names, s, json_true ()) == 0)
+        e->name = s;
+}
+
+static void read_entry_key (struct loader *ld, struct entry *e,
+                            const char *label, const char *key, json_t *v)
+{
+    if (!strcmp (key, "plugin"))
+        read_entry_plugin (ld, e, label, v);
+    else if (!strcmp (key, "name"))
+        read_entry_name (ld, e, label, v);
+    else if (!strcmp (key, "config") && json_is_object (v))
+        e->config = v;
+    else if (!strcmp (key, "config") && !json_is_null (v))
+        err_at (ld, e->node, "config", 0, "%s: 'config' must be a mapping",
+                label);
+    else if (strcmp (key, "config"))
+        err_key (ld, e->node, key, "%s: unknown key '%s'", label, key);
+}
+
+static void read_entry (struct loader *ld, uint32_t kind, json_t *stack,
+                        size_t index, json_t *node)
+{
+    struct entry *e = &ld->entries[ld->nentries];
+    char label[32];
+    const char *key;
+    json_t *v;
+
+    snprintf (label, sizeof (label), "%s[%zu]", rp_plugin_kind_name (kind),
+              index);
+    if (!json_is_object (node)) {
+        err_at (ld, stack, NULL, index,
+                "%s: must be a mapping with a 'plugin' key", label);
+        return;
+    }
+    *e = (struct entry){ .kind = kind, .index = index, .node = node };
+    json_object_foreach (node, key, v) {
+        read_entry_key (ld, e, label, key, v);
+    }
+    if (!json_object_get (node, "plugin"))
+        err_node (ld, node, "%s: missing key 'plugin'", label);
+    if (e->plugin)
+        ld->nentries++;
+}
+
+static void read_stack (struct loader *ld, const json_t *root, uint32_t kind,
+                        json_t *v)
+{
+    const char *name = rp_plugin_kind_name (kind);
+    size_t i;
+    json_t *node;
+
+    if (json_is_null (v))
+        return;
+    if (!json_is_array (v)) {
+        err_at (ld, root, name, 0, "%s must be a list of plugin entries", name);
+        return;
+    }
+    if (kind != RP_PLUGIN_VALIDATE) {
+        if (json_array_size (v) > 0)
+            err_at (ld, v, NULL, 0, "%s plugins are not supported yet", name);
+        return;
+    }
+    json_array_foreach (v, i, node) {
+        read_entry (ld, kind, v, i, node);
+    }
+}
+
+/* The kind whose stack the top-level key names, or 0. */
+static uint32_t stack_kind (const char *key)
+{
+    for (uint32_t k = 1; k <= NKINDS; k++)
+        if (!strcmp (key, rp_plugin_kind_name (k)))
+            return k;
+    return 0;
+}
+
+static void read_key (struct loader *ld, const json_t *root, const char *key,
+                      json_t *v)
+{
+    uint32_t kind = stack_kind (key);
+
+    if (kind)
+        read_stack (ld, root, kind, v);
+    else if (!strcmp (key, "plugin-path"))
+        read_plugin_path (ld, root, v);
+    else if (!strcmp (key, "allow-insecure-path")) {
+        if (json_is_boolean (v))
+            ld->allow_insecure = json_is_true (v);
+        else if (!json_is_null (v))
+            err_at (ld, root, key, 0,
+                    "allow-insecure-path must be true or false");
+    } else
+        err_key (ld, root, key, "unknown key '%s'", key);
+}
+
+/* Room for every entry of every stack (an upper bound). */
+static int alloc_entries (struct loader *ld, const json_t *root)
+{
+    size_t n = 0;
+
+    for (uint32_t k = 1; k <= NKINDS; k++)
+        n += json_array_size (json_object_get (root, rp_plugin_kind_name (k)));
+    ld->entries = calloc (n + 1, sizeof (struct entry));
+    return ld->entries ? 0 : -1;
+}
+
+static int read_root (struct loader *ld)
+{
+    json_t *root = rp_doc_root (ld->doc);
+    const char *key;
+    json_t *v;
+
+    if (json_is_null (root))
+        return 0;
+    if (!json_is_object (root)) {
+        err_node (ld, root, "the configuration must be a mapping");
+        return 0;
+    }
+    if (alloc_entries (ld, root) < 0)
+        return -1;
+    json_object_foreach (root, key, v) {
+        read_key (ld, root, key, v);
+    }
+    return 0;
+}
+
+/* --- second pass: load the entries -------------------------------------- */
+
+static int search_path (struct loader *ld)
+{
+    char **cfg_dirs = NULL;
+    size_t n = json_array_size (ld->plugin_path);
+    int rc;
+
+    if (ld->search)
+        return 0;
+    if (n && !(cfg_dirs = calloc (n, sizeof (char *))))
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        cfg_dirs[i] =
+            (char *)json_string_value (json_array_get (ld->plugin_path, i));
+    rc = plugin_path_create (cfg_dirs, n, ld->diags, &ld->search);
+    free (cfg_dirs);
+    return rc;
+}
+
+/* The file of entry e, or NULL after an error. */
+static char *entry_file (struct loader *ld, const struct entry *e,
+                         const char *label)
+{
+    rp_error_t error;
+    char *file = NULL;
+
+    if (e->plugin[0] == '/') {
+        if (!(file = strdup (e->plugin)))
+            err_at (ld, e->node, "plugin", 0, "%s: out of memory", label);
+        return file;
+    }
+    if (search_path (ld) < 0)
+        rp_error_set (&error, ENOMEM, "out of memory");
+    else if (plugin_find (e->plugin, ld->search, &file, &error) == 0)
+        return file;
+    err_at (ld, e->node, "plugin", 0, "%s: %s", label, error.text);
+    return NULL;
+}
+
+/* The instance name of e, whose plugin p is loaded (an implicit name gets
+ * the first free "#N"). */
+static char *instance_name (struct loader *ld, const struct entry *e,
+                            const struct rp_plugin *p)
+{
+    char *name;
+
+    if (e->name)
+        return strdup (e->name);
+    if (!(name = strdup (rp_plugin_name (p))))
+        return NULL;
+    for (int n = 2; json_object_get (ld->names, name)
+                    || json_object_get (ld->explicit_names, name);
+         n++) {
+        free (name);
+        if (asprintf (&name, "%s#%d", rp_plugin_name (p), n) < 0)
+            return NULL;
+    }
+    return name;
+}
+
+/* Init p as instance e; false after an error. */
+static bool start (struct loader *ld, const struct entry *e,
+                   struct rp_plugin *p, const char *label)
+{
+    rp_error_t error;
+    char *name = instance_name (ld, e, p);
+
+    if (!name || json_object_set_new (ld->names, name, json_string (label))) {
+        err_node (ld, e->node, "%s: out of memory", label);
+        free (name);
+        return false;
+    }
+    if (plugin_start (p, name, e->config, &error) < 0) {
+        if (e->config)
+            err_at (ld, e->node, "config", 0, "%s '%s': %s", label, name,
+                    error.text);
+        else
+            err_node (ld, e->node, "%s '%s': %s", label, name, error.text);
+        free (name);
+        return false;
+    }
+    free (name);
+    return true;
+}
+
+static void load_entry (struct loader *ld, struct rp_config *cfg,
+                        const struct entry *e)
+{
+    struct rp_stack *s = &cfg->stacks[e->kind - 1];
+    char label[32];
+    rp_error_t error;
+    struct rp_plugin *p;
+    char *file;
+
+    snprintf (label, sizeof (label), "%s[%zu]", rp_plugin_kind_name (e->kind),
+              e->index);
+    if (!(file = entry_file (ld, e, label)))
+        return;
+    p = plugin_open (file, e->kind, ld->allow_insecure, &error);
+    free (file);
+    if (!p) {
+        err_at (ld, e->node, "plugin", 0, "%s: %s", label, error.text);
+        return;
+    }
+    /* Added before init, so that a failed init is unloaded with the rest
+     * (not finalised: it is not initialized). */
+    s->v[s->count++] = p;
+    start (ld, e, p, label);
+}
+
+static int alloc_stacks (struct loader *ld, struct rp_config *cfg)
+{
+    for (size_t i = 0; i < ld->nentries; i++) {
+        struct rp_stack *s = &cfg->stacks[ld->entries[i].kind - 1];
+        if (!s->v && !(s->v = calloc (ld->nentries, sizeof (*s->v))))
+            return -1;
+    }
+    return 0;
+}
+
+static int load_entries (struct loader *ld, struct rp_config *cfg)
+{
+    if (alloc_stacks (ld, cfg) < 0)
+        return -1;
+    for (size_t i = 0; i < ld->nentries; i++)
+        load_entry (ld, cfg, &ld->entries[i]);
+    return 0;
+}
+
+/* --- rp_config_load ----------------------------------------------------- */
+
+/* Does the file hold nothing but blank lines and comments? */
+static bool file_is_blank (const char *path)
+{
+    FILE *f = fopen (path, "r");
+    size_t total = 0;
+    bool blank = f != NULL;
+    bool comment = false;
+    int c;
+
+    while (blank && (c = getc (f)) != EOF) {
+        if (++total > RP_DOC_MAX_BYTES)
+            blank = false;
+        else if (c == '\n')
+            comment = false;
+        else if (!comment && c == '#')
+            comment = true;
+        else if (!comment && c != ' ' && c != '\t' && c != '\r')
+            blank = false;
+    }
+    if (f)
+        fclose (f);
+    return blank;
+}
+
+static struct rp_config *config_create (const char *path)
+{
+    struct rp_config *cfg = calloc (1, sizeof (*cfg));
+
+    if (!cfg)
+        return NULL;
+    for (uint32_t k = 1; k <= NKINDS; k++)
+        cfg->stacks[k - 1].kind = k;
+    if (path && !(cfg->path = strdup (path))) {
+        free (cfg);
+        return NULL;
+    }
+    return cfg;
+}
+
+/* Which file to read; *optional when a missing file is no error. */
+static const char *choose_path (const char *path, bool *optional)
+{
+    const char *env = getenv (RP_CONFIG_ENV);
+
+    *optional = false;
+    if (path)
+        return path;
+    if (env && *env)
+        return env;
+    *optional = true;
+    return config_default;
+}
+
+static void loader_free (struct loader *ld)
+{
+    int saved_errno = errno;
+
+    rp_doc_destroy (ld->doc);
+    free (ld->entries);
+    plugin_path_free (ld->search);
+    json_decref (ld->names);
+    json_decref (ld->explicit_names);
+    errno = saved_errno;
+}
+
+/* Read and check the file, then load its entries into cfg. */
+static int load (struct loader *ld, struct rp_config *cfg)
+{
+    if (!(ld->names = json_object ()) || !(ld->explicit_names = json_object ()))
+        return -1;
+    if (read_root (ld) < 0)
+        return -1;
+    if (ld->errors || (ld->flags & RP_CONFIG_NOLOAD))
+        return 0;
+    return load_entries (ld, cfg);
+}
+
+/* The empty configuration, or NULL after adding the error to diags. */
+static struct rp_config *load_unreadable (const char *path, bool optional,
+                                          const rp_error_t *error,
+                                          struct rp_diags *diags)
+{
+    int saved_errno = errno;
+    struct rp_config *cfg = NULL;
+
+    if (optional && saved_errno == ENOENT)
+        cfg = config_create (NULL);
+    else if (file_is_blank (path))
+        cfg = config_create (path);
+    else {
+        rp_diags_add (diags, RP_DIAG_ERROR, "%s", error->text);
+        errno = saved_errno;
+        return NULL;
+    }
+    if (!cfg)
+        rp_diags_add (diags, RP_DIAG_ERROR, "%s: out of memory", path);
+    return cfg;
+}
+
+struct rp_config *rp_config_load (const char *path, int flags,
+                                  struct rp_diags *diags)
+{
+    struct loader ld = { .diags = diags, .flags = flags };
+    struct rp_config *cfg;
+    rp_error_t error;
+    bool optional;
+
+    if ((flags & ~RP_CONFIG_NOLOAD) || (path && !*path)) {
+        errno = EINVAL;
+        return NULL;
+    }
+    path = choose_path (path, &optional);
+    if (!(ld.doc = rp_doc_load_file (path, RP_DOC_AUTO, &error)))
+        return load_unreadable (path, optional, &error, diags);
+    if (!(cfg = config_create (path)) || load (&ld, cfg) < 0) {
+        rp_diags_add (diags, RP_DIAG_ERROR, "%s: out of memory", path);
+        rp_config_destroy (cfg);
+        loader_free (&ld);
+        errno = ENOMEM;
+        return NULL;
+    }
+    loader_free (&ld);
+    if (ld.errors) {
+        rp_config_destroy (cfg);
+        errno = EINVAL;
+        return NULL;
+    }
+    return cfg;
+}
+
+void rp_config_destroy (struct rp_config *cfg)
+{
+    int saved_errno = errno;
+
+    if (!cfg)
+        return;
+    for (int k = NKINDS - 1; k >= 0; k--) {
+        struct rp_stack *s = &cfg->stacks[k];
+        while (s->count > 0)
+            plugin_close (s->v[--s->count]);
+        free (s->v);
+    }
+    free (cfg->path);
+    free (cfg);
+    errno = saved_errno;
+}
+
+const char *rp_config_path (const struct rp_config *cfg)
+{
+    return cfg ? cfg->path : NULL;
+}
+
+/* --- stacks ------------------------------------------------------------- */
+
+const struct rp_stack *rp_config_stack (const struct rp_config *cfg,
+                                        uint32_t kind)
+{
+    if (!cfg || kind < 1 || kind > NKINDS) {
+        errno = EINVAL;
+        return NULL;
+    }
+    return &cfg->stacks[kind - 1];
+}
+
+size_t rp_stack_count (const struct rp_stack *s)
+{
+    return s ? s->count : 0;
+}
+
+const struct rp_plugin *rp_stack_plugin (const struct rp_stack *s, size_t i)
+{
+    if (!s || i >= s->count)
+        return NULL;
+    return s->v[i];
+}

@@ -20,8 +20,12 @@ fi
 RESPOL_DATA="$SHARNESS_TEST_SRCDIR/data"
 export RESPOL_DATA
 
-# Keep the user's configuration out of the tests.
-unset RESPOL_CONFIG RESPOL_PLUGIN_PATH
+# Keep the user's and the installed configuration out of the tests: every
+# command that reads the configuration gets an empty one unless a test says
+# otherwise.
+RESPOL_CONFIG=/dev/null
+export RESPOL_CONFIG
+unset RESPOL_PLUGIN_PATH
 
 # test_expect_code N respol ... is the idiom for exit codes; this checks the
 # exit code and that stderr holds exactly the expected text.

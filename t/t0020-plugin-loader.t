@@ -1,6 +1,264 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-3.0-or-later
-test_description='placeholder'
+
+test_description='respol plugin info and list: the loader on every fixture
+plugin (one per failure mode), file checks, the configured stacks as a
+table and as JSON, and bad usage'
+
 . "${SHARNESS_TEST_SRCDIR:-$(dirname "$0")}/lib-respol.sh"
-test_expect_success 'placeholder' 'true'
+
+FIX="$RESPOL_FIXTURE_PLUGINDIR"
+
+test_expect_success 'setup: a configuration with four instances' '
+	cat >four.yaml <<-EOF
+	plugin-path: ["$FIX"]
+	validate:
+	  - plugin: good
+	  - plugin: good
+	    name: second
+	    config: {anything: [1, 2]}
+	  - plugin: strict-config
+	    config: {limit: 8}
+	  - plugin: warn-all
+	EOF
+'
+
+# --help and usage
+
+test_expect_success 'plugin --help prints the usage on stdout' '
+	respol plugin --help >out &&
+	grep "^Usage: respol plugin list \[--config=FILE\] \[--json\]$" out &&
+	grep "^       respol plugin info \[--json\] FILE$" out &&
+	grep "^  list " out &&
+	grep "^  info " out
+'
+test_expect_success 'plugin -h is --help, also after a subcommand' '
+	respol plugin --help >expected &&
+	respol plugin -h >out &&
+	test_cmp expected out &&
+	respol plugin list -h >out &&
+	test_cmp expected out &&
+	respol plugin info --help >out &&
+	test_cmp expected out
+'
+test_expect_success 'respol --help lists plugin' '
+	respol --help >out &&
+	grep "^  plugin " out
+'
+test_expect_success 'plugin without a subcommand is a usage error' '
+	test_error 2 "respol: plugin: missing subcommand
+Try '"'"'respol plugin --help'"'"' for more information." respol plugin
+'
+test_expect_success 'an unknown subcommand is a usage error' '
+	test_error 2 "respol: plugin: unknown subcommand '"'"'show'"'"'
+Try '"'"'respol plugin --help'"'"' for more information." respol plugin show
+'
+test_expect_success 'options before the subcommand are a usage error' '
+	test_error 2 "respol: plugin: options come after the subcommand
+Try '"'"'respol plugin --help'"'"' for more information." \
+		respol plugin --json list
+'
+test_expect_success 'an unknown option is a usage error' '
+	test_error 2 "respol: plugin: list: unknown option '"'"'--yaml'"'"'
+Try '"'"'respol plugin --help'"'"' for more information." \
+		respol plugin list --yaml
+'
+test_expect_success '--config needs an argument' '
+	test_error 2 "respol: plugin: list: option '"'"'--config'"'"' needs an argument
+Try '"'"'respol plugin --help'"'"' for more information." \
+		respol plugin list --config
+'
+test_expect_success '--json takes no argument' '
+	test_error 2 "respol: plugin: list: option '"'"'--json'"'"' takes no argument
+Try '"'"'respol plugin --help'"'"' for more information." \
+		respol plugin list --json=yes
+'
+test_expect_success 'list takes no argument' '
+	test_error 2 "respol: plugin: list: unexpected argument '"'"'four.yaml'"'"'
+Try '"'"'respol plugin --help'"'"' for more information." \
+		respol plugin list four.yaml
+'
+test_expect_success 'info needs a FILE' '
+	test_error 2 "respol: plugin: info: missing FILE argument
+Try '"'"'respol plugin --help'"'"' for more information." respol plugin info
+'
+test_expect_success 'info takes one FILE' '
+	test_error 2 "respol: plugin: info: unexpected argument '"'"'b.so'"'"'
+Try '"'"'respol plugin --help'"'"' for more information." \
+		respol plugin info a.so b.so
+'
+test_expect_success 'info does not take --config' '
+	test_error 2 "respol: plugin: info: unknown option '"'"'--config'"'"'
+Try '"'"'respol plugin --help'"'"' for more information." \
+		respol plugin info --config=four.yaml "$FIX/good.so"
+'
+
+# info
+
+test_expect_success 'info prints the descriptor of a plugin' '
+	cat >expected <<-EOF &&
+	name: strict-config
+	kind: validate
+	version: 2.1
+	abi: 1
+	description: rejects jobs with more than '"'"'limit'"'"' tasks (test fixture)
+	file: $FIX/strict-config.so
+	EOF
+	respol plugin info "$FIX/strict-config.so" >out 2>err &&
+	test_cmp expected out &&
+	test_must_be_empty err
+'
+test_expect_success 'info does not run the plugin (init-fails is described)' '
+	respol plugin info "$FIX/init-fails.so" >out &&
+	grep "^name: init-fails$" out
+'
+test_expect_success 'info --json prints one object with sorted keys' '
+	cat >expected <<-EOF &&
+	{"abi":1,"description":"accepts every jobspec (test fixture)","file":"$FIX/good.so","kind":"validate","name":"good","version":"1.0"}
+	EOF
+	respol plugin info --json "$FIX/good.so" >out &&
+	test_cmp expected out
+'
+test_expect_success 'info of a relative path shows the absolute path' '
+	cp "$FIX/good.so" ./copy.so &&
+	respol plugin info copy.so >out &&
+	grep "^file: $(pwd -P)/copy.so$" out
+'
+
+test_plugin_error() {
+	test_error 1 "respol: plugin: $FIX/$1.so: $2" \
+		respol plugin info "$FIX/$1.so"
+}
+
+test_expect_success 'info: a missing file' '
+	test_plugin_error none "No such file or directory"
+'
+test_expect_success 'info: wrong ABI version, with both versions' '
+	test_plugin_error wrong-abi "plugin '"'"'wrong-abi'"'"' was built for ABI version 7, this respol has ABI version 1"
+'
+test_expect_success 'info: an unknown kind' '
+	test_plugin_error wrong-kind "plugin '"'"'wrong-kind'"'"' has unknown kind 99"
+'
+test_expect_success 'info: a reserved kind' '
+	test_plugin_error reserved-kind "plugin '"'"'reserved-kind'"'"' has kind 3 (property), reserved and not yet supported"
+'
+test_expect_success 'info: no operations' '
+	test_plugin_error no-ops "plugin '"'"'no-ops'"'"' has no operations"
+'
+test_expect_success 'info: no descriptor symbol' '
+	test_plugin_error no-descriptor "no descriptor symbol '"'"'respol_plugin'"'"'"
+'
+test_expect_success 'info: an undefined symbol fails at load, not at the call' '
+	test_plugin_error undefined-symbol "undefined symbol: rp_no_such_function"
+'
+test_expect_success 'info: not a shared object' '
+	printf "%s\n" "This is a text file that was given a .so name by mistake." \
+		"It is long enough to hold an ELF header." >text.so &&
+	test_error 1 "respol: plugin: $(pwd -P)/text.so: not a shared object (invalid ELF header)" \
+		respol plugin info text.so
+'
+test_expect_success 'info: a file writable by others is refused' '
+	mkdir -p sec &&
+	cp "$FIX/good.so" sec/good.so &&
+	chmod o+w sec/good.so &&
+	test_error 1 "respol: plugin: $(pwd -P)/sec/good.so: refusing to load: the file is writable by other users (mode 0757)" \
+		respol plugin info sec/good.so
+'
+test_expect_success 'info: a directory writable by others is refused' '
+	chmod o-w sec/good.so &&
+	chmod o+w sec &&
+	test_error 1 "respol: plugin: $(pwd -P)/sec/good.so: refusing to load: directory $(pwd -P)/sec is writable by other users (mode 0757)" \
+		respol plugin info sec/good.so &&
+	chmod o-w sec
+'
+
+# list
+
+test_expect_success 'list prints a table of the instances in stack order' '
+	cat >expected <<-EOF &&
+	KIND NAME VERSION ABI FILE DESCRIPTION
+	validate good 1.0 1 $FIX/good.so accepts every jobspec (test fixture)
+	validate second 1.0 1 $FIX/good.so accepts every jobspec (test fixture)
+	validate strict-config 2.1 1 $FIX/strict-config.so rejects jobs with more than '"'"'limit'"'"' tasks (test fixture)
+	validate warn-all 1.0 1 $FIX/warn-all.so warns twice and sets the queue (test fixture)
+	EOF
+	respol plugin list --config=four.yaml >out 2>err &&
+	test_must_be_empty err &&
+	sed "s/   */ /g; s/  / /g" out >squeezed &&
+	test_cmp expected squeezed
+'
+test_expect_success 'the columns are aligned' '
+	head -1 out | awk "{ print index(\$0, \"FILE\") }" >want &&
+	awk "NR > 1 { print index(\$0, \"/\") }" out | sort -u >got &&
+	test_cmp want got &&
+	head -1 out | awk "{ print index(\$0, \"ABI\") }" >want &&
+	awk "NR > 1 { print index(\$0, \" 1 \") + 1 }" out | sort -u >got &&
+	test_cmp want got
+'
+test_expect_success 'list reads $RESPOL_CONFIG without --config' '
+	RESPOL_CONFIG=four.yaml respol plugin list >out2 &&
+	test_cmp out out2
+'
+test_expect_success 'list --json prints an array with sorted keys' '
+	cat >expected <<-EOF &&
+	[{"abi":1,"description":"accepts every jobspec (test fixture)","file":"$FIX/good.so","instance":"good","kind":"validate","name":"good","version":"1.0"},{"abi":1,"description":"accepts every jobspec (test fixture)","file":"$FIX/good.so","instance":"second","kind":"validate","name":"good","version":"1.0"},{"abi":1,"description":"rejects jobs with more than '"'"'limit'"'"' tasks (test fixture)","file":"$FIX/strict-config.so","instance":"strict-config","kind":"validate","name":"strict-config","version":"2.1"},{"abi":1,"description":"warns twice and sets the queue (test fixture)","file":"$FIX/warn-all.so","instance":"warn-all","kind":"validate","name":"warn-all","version":"1.0"}]
+	EOF
+	respol plugin list --json --config=four.yaml >out &&
+	test_cmp expected out
+'
+test_expect_success 'the same plugin twice without names: good and good#2' '
+	cat >twice.yaml <<-EOF &&
+	validate:
+	  - plugin: "$FIX/good.so"
+	  - plugin: "$FIX/good.so"
+	EOF
+	respol plugin list --config=twice.yaml >out &&
+	awk "NR > 1 { print \$2 }" out >names &&
+	printf "good\ngood#2\n" >expected &&
+	test_cmp expected names
+'
+test_expect_success 'an empty configuration lists only the header' '
+	: >empty.yaml &&
+	respol plugin list --config=empty.yaml >out &&
+	echo "KIND  NAME  VERSION  ABI  FILE  DESCRIPTION" >expected &&
+	test_cmp expected out &&
+	respol plugin list --json --config=empty.yaml >out &&
+	echo "[]" >expected &&
+	test_cmp expected out
+'
+test_expect_success 'list: a configuration that does not load is an error' '
+	cat >bad.yaml <<-EOF &&
+	validate:
+	  - plugin: "$FIX/wrong-abi.so"
+	  - plugin: "$FIX/no-ops.so"
+	EOF
+	cat >expected <<-EOF &&
+	respol: plugin: bad.yaml:2:13: validate[0]: $FIX/wrong-abi.so: plugin '"'"'wrong-abi'"'"' was built for ABI version 7, this respol has ABI version 1
+	respol: plugin: bad.yaml:3:13: validate[1]: $FIX/no-ops.so: plugin '"'"'no-ops'"'"' has no operations
+	EOF
+	test_expect_code 1 respol plugin list --config=bad.yaml >out 2>err &&
+	test_must_be_empty out &&
+	test_cmp expected err
+'
+test_expect_success 'list: a missing configuration file is an error' '
+	test_error 1 "respol: plugin: none.yaml: No such file or directory" \
+		respol plugin list --config=none.yaml
+'
+test_expect_success 'list: warnings about $RESPOL_PLUGIN_PATH' '
+	cat >byname.yaml <<-EOF &&
+	validate:
+	  - plugin: good
+	EOF
+	RESPOL_PLUGIN_PATH="rel:$FIX" respol plugin list --config=byname.yaml \
+		>out 2>err &&
+	echo "respol: plugin: warning: RESPOL_PLUGIN_PATH: ignoring relative directory '"'"'rel'"'"'" >expected &&
+	test_cmp expected err &&
+	grep "^validate  good " out
+'
+test_expect_success 'list: what plugins log below warning is not printed' '
+	RESPOL_PLUGIN_PATH="$FIX" respol plugin list --config=byname.yaml \
+		>out 2>err &&
+	test_must_be_empty err
+'
+
 test_done

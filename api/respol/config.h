@@ -1,2 +1,191 @@
 /* SPDX-License-Identifier: LGPL-3.0-or-later */
-/* placeholder until implemented */
+/* The host side of the plugin runtime: respol's configuration file, the
+ * plugin stacks it configures, and the validator stack run (RFC 14: "a
+ * stack of plugins SHALL test jobspec against site or user defined
+ * criteria, and on failure, MAY reject the jobspec, or MAY warn the user
+ * and continue on").  The plugin side of the ABI is respol/plugin.h.
+ *
+ * The configuration file (YAML, read with respol/document.h, so every
+ * error says file:line:column) looks like
+ *
+ *   plugin-path: [/etc/respol/plugins]   # searched first, absolute only
+ *   allow-insecure-path: false
+ *   validate:                            # the validator stack, in order
+ *     - plugin: require-duration         # a name: searched for NAME.so
+ *       config: {default: 3600}
+ *     - plugin: /opt/site/limits.so      # or an absolute path
+ *       name: limits-debug               # instance name (default: the
+ *       config: {queue: debug}           # plugin's own name)
+ *   match: []      # reserved stacks: any entry is an error for now
+ *   property: []
+ *   shell: []
+ *
+ * A plugin named without '/' is searched, in order, in the configuration's
+ * plugin-path, then in $RESPOL_PLUGIN_PATH (colon separated; empty and
+ * relative entries are ignored with a warning), then in the installed
+ * plugin directory; the current directory is never searched.  A plugin
+ * file, or the directory holding it, that other users may write, or that
+ * is owned by a user other than root and the current user, is refused
+ * unless allow-insecure-path is true.
+ *
+ * Loading is all-or-nothing: every entry of every stack is loaded, checked
+ * and initialised with its configuration block, every error is reported,
+ * and if there was any, every instance already initialised is finalised
+ * (in reverse order) and unloaded before rp_config_load returns NULL.
+ *
+ * Threads: load and destroy configurations from any thread (the loader
+ * serialises them); a configuration's stacks are run by one thread at a
+ * time (plugin.h promises plugins one caller at a time).
+ *
+ * Ownership: rp_config_load returns a configuration the caller must
+ * destroy.  Stacks, plugin instances and every string returned by their
+ * accessors are borrowed from the configuration and live as long as it
+ * does.  rp_plugin_inspect returns an object the caller must destroy with
+ * rp_plugin_destroy.
+ */
+#ifndef RESPOL_CONFIG_H
+#define RESPOL_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <respol/diag.h>
+#include <respol/error.h>
+#include <respol/jobspec.h>
+#include <respol/plugin.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Environment variables read by the loader. */
+#define RP_CONFIG_ENV "RESPOL_CONFIG"
+#define RP_PLUGIN_PATH_ENV "RESPOL_PLUGIN_PATH"
+
+/* --- configuration ------------------------------------------------------ */
+
+enum rp_config_flags {
+    /* Read and check the file only: resolve, load and initialise no
+     * plugin.  The stacks of the result are empty. */
+    RP_CONFIG_NOLOAD = 1,
+};
+
+struct rp_config;
+
+/* Read the configuration at path and load every stack it configures.
+ * path NULL means $RESPOL_CONFIG when set and not empty, else the
+ * installed default rp_config_default_path(); a missing installed default
+ * is an empty configuration, a missing file named otherwise is an error.
+ * A file that holds nothing but blank lines and comments is an empty
+ * configuration.  Every error and warning is appended to diags (which may
+ * be NULL), one line each, e.g.
+ *   respol.yaml:3:1: unknown key 'valdiate'
+ *   respol.yaml:7:13: validate[1]: plugin 'limits' not found in /a:/b
+ *   respol.yaml:9:13: validate[2] 'strict': init failed: no limit given
+ * Returns NULL with errno EINVAL when there was any error (ENOMEM, ENOENT,
+ * EACCES... when the file cannot be read), with no plugin left loaded.
+ * Caller must destroy. */
+struct rp_config *rp_config_load (const char *path, int flags,
+                                  struct rp_diags *diags);
+/* Finalise every instance in reverse order, unload, free.  Accepts NULL,
+ * keeps errno. */
+void rp_config_destroy (struct rp_config *cfg);
+
+/* The file read, or NULL when the installed default was missing.
+ * Borrowed. */
+const char *rp_config_path (const struct rp_config *cfg);
+/* The installed default: RP_SYSCONFDIR "/respol/respol.yaml".  Static. */
+const char *rp_config_default_path (void);
+/* The installed plugin directory, searched last: RP_PLUGINDIR.  Static. */
+const char *rp_config_plugin_dir (void);
+
+/* --- stacks ------------------------------------------------------------- */
+
+/* An ordered list of plugin instances of one kind. */
+struct rp_stack;
+
+/* The stack of a kind (enum rp_plugin_kind): never NULL for a known kind
+ * (a kind with no entries, or a reserved kind, has an empty stack); NULL
+ * with errno EINVAL for cfg NULL or an unknown kind.  Borrowed. */
+const struct rp_stack *rp_config_stack (const struct rp_config *cfg,
+                                        uint32_t kind);
+size_t rp_stack_count (const struct rp_stack *s);
+/* Instance i (0-based, in configuration order); NULL when out of range.
+ * Borrowed. */
+const struct rp_plugin *rp_stack_plugin (const struct rp_stack *s, size_t i);
+
+/* --- plugin instances and descriptors ----------------------------------- */
+
+/* Accessors of an instance (or of an rp_plugin_inspect result).  Strings
+ * are borrowed; the version and description are NULL when the descriptor
+ * has none. */
+const char *rp_plugin_instance (const struct rp_plugin *p); /* its name */
+const char *rp_plugin_name (const struct rp_plugin *p);     /* the plugin's */
+uint32_t rp_plugin_kind (const struct rp_plugin *p);
+uint32_t rp_plugin_abi_version (const struct rp_plugin *p);
+const char *rp_plugin_version (const struct rp_plugin *p);
+const char *rp_plugin_description (const struct rp_plugin *p);
+const char *rp_plugin_file (const struct rp_plugin *p); /* absolute path */
+
+/* "validate", "match", "property" or "shell"; NULL for another value. */
+const char *rp_plugin_kind_name (uint32_t kind);
+
+/* Load the plugin file at path (absolute, or relative to the current
+ * directory: it is made absolute, never searched for), check it as the
+ * loader does for the stack of its own kind, copy its descriptor, and
+ * unload it without calling anything in it.  The file checks (owner and
+ * permissions) always apply.  On failure returns NULL, sets errno and
+ * fills error with the loader's message, e.g.
+ *   /p/x.so: plugin 'x' was built for ABI version 7, this respol has ABI
+ *   version 1
+ * Caller must destroy with rp_plugin_destroy. */
+struct rp_plugin *rp_plugin_inspect (const char *path, rp_error_t *error);
+/* Destroy an rp_plugin_inspect result (never an instance of a
+ * configuration).  Accepts NULL, keeps errno. */
+void rp_plugin_destroy (struct rp_plugin *p);
+
+/* Check a descriptor as the loader does before it calls anything, for a
+ * stack of kind: ABI version, size, name, kind (unknown, reserved, or not
+ * the stack's), required operations.  Useful in a plugin's own tests.
+ * Returns 0, or -1 with errno EINVAL and error filled, e.g.
+ *   plugin 'x' has no validate operation */
+int rp_plugin_desc_check (const struct rp_plugin_desc *desc, uint32_t kind,
+                          rp_error_t *error);
+
+/* Where plugins' svc->log messages go.  The handler receives the instance
+ * name, an enum rp_log_level and the formatted message (borrowed for the
+ * call).  The default handler (fn NULL) prints levels up to RP_LOG_WARNING
+ * on stderr as "<instance>: <message>".  Process-wide: set it before
+ * loading a configuration. */
+typedef void (*rp_plugin_log_f) (const char *instance, int level,
+                                 const char *message, void *arg);
+void rp_plugin_set_log (rp_plugin_log_f fn, void *arg);
+
+/* --- the validator stack ------------------------------------------------ */
+
+/* Run the validate stack of cfg over js (a valid jobspec, borrowed), each
+ * validator in order.  Every warning is appended to diags as
+ * "<instance>: <message>" (RP_DIAG_WARNING); the first rejection stops the
+ * stack and is appended as "<instance>: <message>" (RP_DIAG_ERROR).  The
+ * amendments of a validator that accepts (rp_validation_amend) are applied
+ * to a copy of the jobspec, which is read again with the same profile; an
+ * amendment that makes the jobspec invalid rejects it, in the name of that
+ * validator.  A validator's return value decides: RP_REJECT rejects (with
+ * its message, else "rejected"), RP_ACCEPT and RP_WARN accept, anything
+ * else rejects with "<instance>: plugin failed" and its svc->error text.
+ *
+ * Returns RP_REJECT, else RP_WARN when there was any warning, else
+ * RP_ACCEPT.  When the verdict is not RP_REJECT and some validator amended
+ * the jobspec, *amended (if amended is not NULL) is set to the final
+ * jobspec, which the caller must destroy; else it is set to NULL.
+ * Returns -1 with errno EINVAL (cfg or js NULL) or ENOMEM, *amended
+ * untouched. */
+int rp_config_validate (const struct rp_config *cfg,
+                        const struct rp_jobspec *js,
+                        struct rp_jobspec **amended, struct rp_diags *diags);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -18,6 +18,9 @@
  * Compatibility rules (the contract between host and plugin):
  * - RP_PLUGIN_ABI_VERSION changes only when a change is incompatible.  A
  *   plugin built for ABI N loads in every release whose ABI is N.
+ * - The first four fields of struct rp_plugin_desc (abi_version, size,
+ *   kind, name) keep their types and places in every ABI version, so a
+ *   host can always say which plugin it refuses and why.
  * - struct rp_plugin_desc, struct rp_host_services and every kind's ops
  *   struct only grow at the end.  Each starts with its size, as built: the
  *   host uses only the fields a plugin's size covers (a missing field is
@@ -136,7 +139,9 @@ struct rp_plugin_desc {
      * svc->error() to stop the whole stack from loading.  Optional: a
      * plugin without init accepts only an empty configuration block. */
     int (*init) (struct rp_plugin *p, const struct rp_host_services *svc);
-    /* Called once per instance when the stack is unloaded.  Optional. */
+    /* Called once per instance when the stack is unloaded; not called when
+     * init failed (init frees what it allocated before failing).
+     * Optional. */
     void (*fini) (struct rp_plugin *p);
 
     /* The kind's operations: const struct rp_validate_ops * for
@@ -196,7 +201,8 @@ int rp_validation_reject (struct rp_validation *v, const char *fmt, ...)
  * applies a validator's amendments when it returns RP_ACCEPT or RP_WARN,
  * checks the amended jobspec against the RFC again, and passes it to the
  * next validator; the stack's result carries the amended jobspec.
- * Returns 0, or -1 with errno EINVAL (bad path) / ENOMEM. */
+ * Returns 0, or -1 with errno EINVAL (bad path) / ENOMEM; value is
+ * released on failure too. */
 int rp_validation_amend (struct rp_validation *v, const char *path,
                          json_t *value);
 

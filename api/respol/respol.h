@@ -3,6 +3,7 @@
 #ifndef RESPOL_RESPOL_H
 #define RESPOL_RESPOL_H
 
+#include <respol/config.h>
 #include <respol/constraint.h>
 #include <respol/diag.h>
 #include <respol/document.h>
@@ -10,6 +11,7 @@
 #include <respol/hostlist.h>
 #include <respol/idset.h>
 #include <respol/jobspec.h>
+#include <respol/plugin.h>
 #include <respol/range.h>
 #include <respol/rset.h>
 

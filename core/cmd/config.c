@@ -1,6 +1,206 @@
 /* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* respol config: check a configuration file (see api/respol/config.h).
+ *
+ *   respol config check [--verbose] [FILE]
+ *
+ * Checking is loading: the file is read, every plugin is found, loaded,
+ * checked and initialised with its configuration block, exactly as any
+ * command would, and then everything is unloaded.  Every error is
+ * printed ("respol: config: respol.yaml:7:13: validate[1]: ..."), and the
+ * exit status is 1 if there was any.  On success it prints
+ *   FILE: ok (2 plugins: validate: limits, queues)
+ * Without FILE, the file every command would read is checked
+ * ($RESPOL_CONFIG, else the installed default; a missing installed default
+ * is reported as the empty configuration it stands for).  Messages that
+ * plugins log at level warning or worse are always printed, the others
+ * with --verbose.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <respol/config.h>
+
 #include "cmd.h"
+
+#define SUB "config"
+
+enum { OPT_HELP = 256, OPT_VERBOSE };
+
+static const struct option opts[] = {
+    { "help", no_argument, NULL, OPT_HELP },
+    { "verbose", no_argument, NULL, OPT_VERBOSE },
+    { NULL, 0, NULL, 0 },
+};
+
+static void usage (FILE *f)
+{
+    fprintf (f,
+             "Usage: respol config check [--verbose] [FILE]\n\n"
+             "Subcommands:\n"
+             "  check      load a configuration, its plugins and their "
+             "blocks, and\n"
+             "             report every error (FILE: default "
+             "$RESPOL_CONFIG, else\n"
+             "             %s)\n\n"
+             "Options:\n"
+             "  -v, --verbose       also print what plugins log at levels "
+             "notice to debug\n"
+             "  -h, --help          print this message\n",
+             rp_config_default_path ());
+}
+
+static const char *const level_names[] = {
+    [RP_LOG_ERR] = "error",     [RP_LOG_WARNING] = "warning",
+    [RP_LOG_NOTICE] = "notice", [RP_LOG_INFO] = "info",
+    [RP_LOG_DEBUG] = "debug",
+};
+
+static void log_handler (const char *instance, int level, const char *msg,
+                         void *arg)
+{
+    bool verbose = *(bool *)arg;
+    const char *name = "log";
+
+    if (level >= 0 && level <= RP_LOG_DEBUG && level_names[level])
+        name = level_names[level];
+    if (level <= RP_LOG_WARNING || verbose)
+        fprintf (stderr, "respol: %s: %s: %s: %s\n", SUB, instance, name, msg);
+}
+
+/* Append to buf (size bytes, holding *len), truncating. */
+static void append (char *buf, size_t size, size_t *len, const char *a,
+                    const char *b)
+{
+    if (*len < size)
+        *len += snprintf (buf + *len, size - *len, "%s%s", a, b);
+}
+
+/* "validate: a, b" for the stacks that have instances, into buf. */
+static void describe_stacks (const struct rp_config *cfg, char *buf,
+                             size_t size)
+{
+    size_t len = 0;
+
+    buf[0] = '\0';
+    for (uint32_t k = RP_PLUGIN_VALIDATE; k <= RP_PLUGIN_SHELL; k++) {
+        const struct rp_stack *s = rp_config_stack (cfg, k);
+        if (rp_stack_count (s) == 0)
+            continue;
+        append (buf, size, &len, len ? "; " : "", rp_plugin_kind_name (k));
+        for (size_t i = 0; i < rp_stack_count (s); i++)
+            append (buf, size, &len, i ? ", " : ": ",
+                    rp_plugin_instance (rp_stack_plugin (s, i)));
+    }
+}
+
+static size_t count_plugins (const struct rp_config *cfg)
+{
+    size_t n = 0;
+
+    for (uint32_t k = RP_PLUGIN_VALIDATE; k <= RP_PLUGIN_SHELL; k++)
+        n += rp_stack_count (rp_config_stack (cfg, k));
+    return n;
+}
+
+static void print_ok (const struct rp_config *cfg)
+{
+    size_t n = count_plugins (cfg);
+    char list[4096];
+
+    if (!rp_config_path (cfg)) {
+        printf ("%s: not found: the configuration is empty\n",
+                rp_config_default_path ());
+        return;
+    }
+    if (n == 0) {
+        printf ("%s: ok (no plugins)\n", rp_config_path (cfg));
+        return;
+    }
+    describe_stacks (cfg, list, sizeof (list));
+    printf ("%s: ok (%zu plugin%s: %s)\n", rp_config_path (cfg), n,
+            n == 1 ? "" : "s", list);
+}
+
+static int run_check (const char *path, bool verbose)
+{
+    struct rp_diags *d = rp_diags_create ();
+    struct rp_config *cfg;
+
+    if (!d)
+        cmd_die (SUB, "out of memory");
+    rp_plugin_set_log (log_handler, &verbose);
+    cfg = rp_config_load (path, 0, d);
+    for (size_t i = 0; i < rp_diags_count (d); i++)
+        cmd_warn (SUB, "%s%s",
+                  rp_diags_severity (d, i) == RP_DIAG_WARNING ? "warning: "
+                                                              : "",
+                  rp_diags_text (d, i));
+    if (!cfg && rp_diags_count (d) == 0)
+        cmd_die (SUB, "%s", strerror (errno));
+    rp_diags_destroy (d);
+    if (!cfg)
+        return EXIT_INPUT;
+    print_ok (cfg);
+    rp_config_destroy (cfg);
+    rp_plugin_set_log (NULL, NULL);
+    return 0;
+}
+
+static void bad_option (const char *prefix, char **argv)
+{
+    const char *arg = argv[optind - 1];
+    const char *eq = strchr (arg, '=');
+
+    if (optopt > 0 && optopt < 256)
+        cmd_usage_error (SUB, "%sunknown option '-%c'", prefix, optopt);
+    if (optopt != 0 && eq)
+        cmd_usage_error (SUB, "%soption '%.*s' takes no argument", prefix,
+                         (int)(eq - arg), arg);
+    cmd_usage_error (SUB, "%sunknown option '%s'", prefix, arg);
+}
+
+/* Parse options of argv; returns whether --verbose was given. */
+static bool parse_options (const char *prefix, int argc, char **argv)
+{
+    bool verbose = false;
+    int c;
+
+    optind = 0;
+    opterr = 0;
+    while ((c = getopt_long (argc, argv, "+hv", opts, NULL)) != -1) {
+        if (c == 'h' || c == OPT_HELP) {
+            usage (stdout);
+            exit (0);
+        }
+        if (c == '?')
+            bad_option (prefix, argv);
+        verbose = true;
+    }
+    return verbose;
+}
+
 int cmd_config (int argc, char **argv)
 {
-    cmd_die (argv[0], "not implemented yet");
+    bool verbose = parse_options ("", argc, argv);
+    int status;
+
+    if (verbose)
+        cmd_usage_error (SUB, "options come after the subcommand");
+    if (optind == argc)
+        cmd_usage_error (SUB, "missing subcommand");
+    if (strcmp (argv[optind], "check") != 0)
+        cmd_usage_error (SUB, "unknown subcommand '%s'", argv[optind]);
+    argc -= optind;
+    argv += optind;
+    verbose = parse_options ("check: ", argc, argv);
+    if (argc - optind > 1)
+        cmd_usage_error (SUB, "check: unexpected argument '%s'",
+                         argv[optind + 1]);
+    status = run_check (optind < argc ? argv[optind] : NULL, verbose);
+    if (fflush (stdout) != 0 || ferror (stdout))
+        cmd_die (SUB, "write error: %s", strerror (errno));
+    return status;
 }

@@ -2,7 +2,8 @@
 /* respol jobspec: validate, convert and summarise RFC 14 / RFC 25 jobspec
  * (see api/respol/jobspec.h), and dispatch `create` to jobspec_create.c.
  *
- *   respol jobspec validate [--profile=v1|canonical] FILE...
+ *   respol jobspec validate [--profile=v1|canonical] [--config=FILE]
+ *                           [--print] FILE...
  *   respol jobspec convert [--json|--yaml] FILE
  *   respol jobspec summary [--profile=v1|canonical] [--json] FILE
  *   respol jobspec create ...
@@ -15,6 +16,13 @@
  * printed compact with sorted keys, YAML block style with sorted keys), by
  * default from YAML to JSON and from JSON to YAML, the input format being
  * chosen as document.h does (extension, then first non-blank byte).
+ *
+ * validate then runs the configured validator stack (api/respol/config.h:
+ * --config, else $RESPOL_CONFIG, else the installed configuration) on each
+ * valid jobspec: its warnings and its rejection are printed as
+ * "respol: jobspec: [warning: ]job.yaml: <instance>: <message>" (a
+ * rejection exits 1), and --print prints the final, amended jobspec as
+ * YAML.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -24,6 +32,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include <respol/config.h>
 #include <respol/diag.h>
 #include <respol/document.h>
 #include <respol/jobspec.h>
@@ -36,6 +45,8 @@ struct options {
     enum rp_jobspec_profile profile;
     int format; /* RP_DOC_JSON or RP_DOC_YAML output, or RP_DOC_AUTO */
     bool json;
+    const char *config; /* validate: the plugin configuration */
+    bool print;         /* validate: print the final jobspec */
 };
 
 struct jobspec_cmd {
@@ -50,13 +61,18 @@ struct jobspec_cmd {
 static int run_validate (const struct options *o, int argc, char **argv);
 static int run_convert (const struct options *o, int argc, char **argv);
 static int run_summary (const struct options *o, int argc, char **argv);
-
-static const char profile_help[] =
-    "      --profile=NAME  v1 (RFC 25, the default) or canonical (RFC 14)\n";
+static void print_yaml (const json_t *root);
 
 static const struct jobspec_cmd commands[] = {
     { "validate", "[--profile=v1|canonical] FILE...",
-      "check each jobspec and print every error and warning", profile_help,
+      "check each jobspec and print every error and warning",
+      "      --profile=NAME  v1 (RFC 25, the default) or canonical (RFC 14)\n"
+      "      --config=FILE   the plugin configuration whose validator stack "
+      "runs\n"
+      "                      (default $RESPOL_CONFIG, else the installed "
+      "one)\n"
+      "      --print         print the jobspec as amended by the stack, as "
+      "YAML\n",
       true, run_validate },
     { "convert", "[--json|--yaml] FILE",
       "print a document as JSON (from YAML) or YAML (from JSON)",
@@ -131,16 +147,71 @@ static struct rp_jobspec *load (const char *path,
 
 /* --- validate ----------------------------------------------------------- */
 
+static void plugin_log (const char *instance, int level, const char *msg,
+                        void *arg)
+{
+    if (level <= RP_LOG_WARNING)
+        fprintf (stderr, "respol: %s: %s: %s\n", SUB, instance, msg);
+}
+
+/* The plugin configuration (path, else $RESPOL_CONFIG, else installed). */
+static struct rp_config *load_config (const char *path)
+{
+    struct rp_diags *d = diags_create ();
+    struct rp_config *cfg;
+    int saved_errno;
+
+    rp_plugin_set_log (plugin_log, NULL);
+    cfg = rp_config_load (path, 0, d);
+    saved_errno = errno;
+    print_diags (d);
+    if (!cfg && rp_diags_count (d) == 0)
+        cmd_die (SUB, "%s", strerror (saved_errno));
+    rp_diags_destroy (d);
+    if (!cfg)
+        exit (EXIT_INPUT);
+    return cfg;
+}
+
+/* Run the validator stack on js, print its messages (and, if print and
+ * it accepts, the final jobspec).  EXIT_INPUT when rejected. */
+static int run_stack (const struct rp_config *cfg, struct rp_jobspec *js,
+                      bool print)
+{
+    struct rp_diags *d = diags_create ();
+    struct rp_jobspec *amended = NULL;
+    const char *name = rp_doc_name (rp_jobspec_doc (js));
+    int verdict = rp_config_validate (cfg, js, &amended, d);
+
+    for (size_t i = 0; i < rp_diags_count (d); i++) {
+        bool warning = rp_diags_severity (d, i) == RP_DIAG_WARNING;
+        fprintf (stderr, "respol: %s: %s%s: %s\n", SUB,
+                 warning ? "warning: " : "", name, rp_diags_text (d, i));
+    }
+    rp_diags_destroy (d);
+    if (verdict < 0)
+        cmd_die (SUB, "%s: %s", name, strerror (errno));
+    if (verdict != RP_REJECT && print)
+        print_yaml (rp_jobspec_json (amended ? amended : js));
+    rp_jobspec_destroy (amended);
+    return verdict == RP_REJECT ? EXIT_INPUT : 0;
+}
+
 static int run_validate (const struct options *o, int argc, char **argv)
 {
+    struct rp_config *cfg;
     int status = 0;
 
+    if (o->print && argc > 1)
+        cmd_usage_error (SUB, "validate: --print takes one FILE");
+    cfg = load_config (o->config);
     for (int i = 0; i < argc; i++) {
         struct rp_jobspec *js = load (argv[i], o->profile);
-        if (!js)
+        if (!js || run_stack (cfg, js, o->print) != 0)
             status = EXIT_INPUT;
         rp_jobspec_destroy (js);
     }
+    rp_config_destroy (cfg);
     return status;
 }
 
@@ -262,13 +333,15 @@ static int run_summary (const struct options *o, int argc, char **argv)
 
 /* Long-only options have values >= 256, so a rejected option whose optopt
  * is below 256 was a short one. */
-enum { OPT_HELP = 256, OPT_PROFILE, OPT_JSON, OPT_YAML };
+enum { OPT_HELP = 256, OPT_PROFILE, OPT_JSON, OPT_YAML, OPT_CONFIG, OPT_PRINT };
 
 static const struct option all_opts[] = {
     { "help", no_argument, NULL, OPT_HELP },
     { "profile", required_argument, NULL, OPT_PROFILE },
     { "json", no_argument, NULL, OPT_JSON },
     { "yaml", no_argument, NULL, OPT_YAML },
+    { "config", required_argument, NULL, OPT_CONFIG },
+    { "print", no_argument, NULL, OPT_PRINT },
     { NULL, 0, NULL, 0 },
 };
 
@@ -280,6 +353,8 @@ static void bad_option (const char *prefix, char **argv)
 
     if (optopt > 0 && optopt < 256)
         cmd_usage_error (SUB, "%sunknown option '-%c'", prefix, optopt);
+    if (optopt == OPT_CONFIG)
+        cmd_usage_error (SUB, "%soption '--config' needs an argument", prefix);
     if (optopt == OPT_PROFILE)
         cmd_usage_error (SUB, "%soption '--profile' needs an argument", prefix);
     if (optopt != 0 && eq)
@@ -299,6 +374,8 @@ static const char *option_name (int opt)
 /* Is option opt one that cmd takes? */
 static bool takes (const struct jobspec_cmd *cmd, int opt)
 {
+    if (opt == OPT_CONFIG || opt == OPT_PRINT)
+        return cmd->run == run_validate;
     if (opt == OPT_PROFILE)
         return cmd->run != run_convert;
     if (opt == OPT_JSON)
@@ -312,7 +389,11 @@ static void set_option (const struct jobspec_cmd *cmd, struct options *o,
     if (opt == OPT_PROFILE) {
         if (rp_jobspec_profile_parse (optarg, &o->profile) < 0)
             cmd_usage_error (SUB, "%sunknown profile '%s'", prefix, optarg);
-    } else if (cmd->run == run_convert)
+    } else if (opt == OPT_CONFIG)
+        o->config = optarg;
+    else if (opt == OPT_PRINT)
+        o->print = true;
+    else if (cmd->run == run_convert)
         o->format = opt == OPT_JSON ? RP_DOC_JSON : RP_DOC_YAML;
     else
         o->json = true;

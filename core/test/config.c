@@ -1,8 +1,843 @@
 /* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Unit tests for the configuration (core/config.c), the stacks it loads
+ * through the loader (core/plugin.c) and the validator stack run
+ * (core/validate.c), with the fixture plugins of t/plugins (found through
+ * $RESPOL_FIXTURE_PLUGINDIR).
+ *
+ * Configuration files are written to a private temporary directory (removed
+ * at the end).  In the tables, "$FIX" and "$TMP" in a file stand for the
+ * fixture and temporary directories, and "@" at the start of an expected
+ * message line stands for the file's path.  The fixture "good" appends
+ * init/validate/fini lines to a log file when its block says so: that is
+ * how the tests observe call order, all-or-nothing loading and what each
+ * validator sees.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "respol/config.h"
+#include "respol/jobspec.h"
 #include "t/tap/tap.h"
+
+static const char *fixdir;
+static char tmpdir[] = "/tmp/respol-test-config-XXXXXX";
+static char cfgpath[PATH_MAX];
+
+/* --- helpers ------------------------------------------------------------ */
+
+/* s with every "$FIX" and "$TMP" replaced, and "@" at a line start by
+ * cfgpath when at_path.  Caller frees. */
+static char *expand (const char *s, bool at_path)
+{
+    size_t size = strlen (s) * 4 + 8 * PATH_MAX;
+    char *out = malloc (size);
+    size_t n = 0;
+
+    if (!out)
+        BAIL_OUT ("out of memory");
+    for (const char *p = s; *p && n < size - PATH_MAX; p++) {
+        if (!strncmp (p, "$FIX", 4)) {
+            n += snprintf (out + n, size - n, "%s", fixdir);
+            p += 3;
+        } else if (!strncmp (p, "$TMP", 4)) {
+            n += snprintf (out + n, size - n, "%s", tmpdir);
+            p += 3;
+        } else if (at_path && *p == '@' && (p == s || p[-1] == '\n'))
+            n += snprintf (out + n, size - n, "%s", cfgpath);
+        else
+            out[n++] = *p;
+    }
+    out[n] = '\0';
+    return out;
+}
+
+static const char *tmp (const char *name)
+{
+    static char bufs[4][PATH_MAX];
+    static int next;
+    char *b = bufs[next++ % 4];
+    snprintf (b, PATH_MAX, "%s/%s", tmpdir, name);
+    return b;
+}
+
+static void write_file (const char *path, const char *content)
+{
+    FILE *f = fopen (path, "w");
+    if (!f || fputs (content, f) < 0 || fclose (f) != 0)
+        BAIL_OUT ("cannot write %s", path);
+}
+
+/* Contents of path ("" when missing), in a static buffer. */
+static const char *read_file (const char *path)
+{
+    static char buf[8192];
+    FILE *f = fopen (path, "r");
+    size_t n = f ? fread (buf, 1, sizeof (buf) - 1, f) : 0;
+
+    buf[n] = '\0';
+    if (f)
+        fclose (f);
+    return buf;
+}
+
+static void run (const char *fmt, const char *arg)
+    __attribute__ ((format (printf, 1, 0)));
+static void run (const char *fmt, const char *arg)
+{
+    char cmd[4 * PATH_MAX];
+    snprintf (cmd, sizeof (cmd), fmt, arg);
+    if (system (cmd) != 0)
+        BAIL_OUT ("%s failed", cmd);
+}
+
+/* Every message of d, one per line, warnings marked "W: ". */
+static const char *messages (const struct rp_diags *d)
+{
+    static char buf[16384];
+    size_t n = 0;
+
+    buf[0] = '\0';
+    for (size_t i = 0; i < rp_diags_count (d) && n < sizeof (buf); i++)
+        n += snprintf (buf + n, sizeof (buf) - n, "%s%s%s", i ? "\n" : "",
+                       rp_diags_severity (d, i) == RP_DIAG_WARNING ? "W: " : "",
+                       rp_diags_text (d, i));
+    return buf;
+}
+
+/* Write content (expanded) as the configuration file and load it. */
+static struct rp_config *load (const char *content, int flags,
+                               struct rp_diags *d)
+{
+    char *text = expand (content, false);
+
+    rp_diags_clear (d);
+    write_file (cfgpath, text);
+    free (text);
+    return rp_config_load (cfgpath, flags, d);
+}
+
+/* Is the expanded form of want the list of messages of d? */
+static bool is_messages (const struct rp_diags *d, const char *want,
+                         const char *what)
+{
+    char *w = expand (want, true);
+    bool pass = is (messages (d), w, "%s", what);
+    free (w);
+    return pass;
+}
+
+static const struct rp_plugin *instance (const struct rp_config *cfg, size_t i)
+{
+    return rp_stack_plugin (rp_config_stack (cfg, RP_PLUGIN_VALIDATE), i);
+}
+
+static size_t count (const struct rp_config *cfg)
+{
+    return rp_stack_count (rp_config_stack (cfg, RP_PLUGIN_VALIDATE));
+}
+
+/* --- the file: every error -------------------------------------------- */
+
+struct syntax_test {
+    const char *what;
+    const char *content;
+    const char *errors; /* NULL: valid */
+};
+
+static const struct syntax_test syntax_tests[] = {
+    { "an empty file is the empty configuration", "", NULL },
+    { "only comments and blank lines", "# nothing yet\n\n   # indented\n",
+      NULL },
+    { "null document", "~\n", NULL },
+    { "every key, empty",
+      "plugin-path: []\nallow-insecure-path: false\n"
+      "validate: []\nmatch: []\nproperty: []\nshell: []\n",
+      NULL },
+    { "null values are empty",
+      "plugin-path:\nallow-insecure-path:\n"
+      "validate:\nmatch:\nproperty:\nshell:\n",
+      NULL },
+    { "entries of every form (checked, not loaded)",
+      "plugin-path: [/a/b, /c]\nvalidate:\n  - plugin: good\n"
+      "  - plugin: /abs/x.so\n    name: x-1_Y\n    config: {a: 1}\n"
+      "  - plugin: good\n    config:\n",
+      NULL },
+    { "a misspelt key", "valdiate: []\n", "@:1:1: unknown key 'valdiate'" },
+    { "plugin-path not a list", "plugin-path: /x\n",
+      "@:1:14: plugin-path must be a list of absolute directories" },
+    { "plugin-path entries not absolute", "plugin-path: [/a, rel, 3, '']\n",
+      "@:1:19: plugin-path[1] must be an absolute directory\n"
+      "@:1:24: plugin-path[2] must be an absolute directory\n"
+      "@:1:27: plugin-path[3] must be an absolute directory" },
+    { "allow-insecure-path not a boolean", "allow-insecure-path: please\n",
+      "@:1:22: allow-insecure-path must be true or false" },
+    { "validate not a list", "validate: {plugin: x}\n",
+      "@:1:11: validate must be a list of plugin entries" },
+    { "an entry that is not a mapping", "validate:\n  - good\n",
+      "@:2:5: validate[0]: must be a mapping with a 'plugin' key" },
+    { "an entry without plugin", "validate:\n  - name: x\n",
+      "@:2:5: validate[0]: missing key 'plugin'" },
+    { "plugin not a string", "validate:\n  - plugin: 3\n",
+      "@:2:13: validate[0]: 'plugin' must be a string" },
+    { "a relative plugin path", "validate:\n  - plugin: lib/x.so\n",
+      "@:2:13: validate[0]: plugin path 'lib/x.so' is relative (use a name "
+      "or an absolute path)" },
+    { "a plugin name with a dot", "validate:\n  - plugin: x.so\n",
+      "@:2:13: validate[0]: invalid plugin name 'x.so' (letters, digits, "
+      "'-' and '_', 1-64 bytes; or an absolute path)" },
+    { "an empty plugin name", "validate:\n  - plugin: ''\n",
+      "@:2:13: validate[0]: invalid plugin name '' (letters, digits, '-' "
+      "and '_', 1-64 bytes; or an absolute path)" },
+    { "an invalid instance name",
+      "validate:\n  - plugin: good\n    name: a b\n",
+      "@:3:11: validate[0]: invalid instance name 'a b' (letters, digits, "
+      "'-' and '_', 1-64 bytes)" },
+    { "an instance name with '#'",
+      "validate:\n  - plugin: good\n    name: 'good#2'\n",
+      "@:3:11: validate[0]: invalid instance name 'good#2' (letters, "
+      "digits, '-' and '_', 1-64 bytes)" },
+    { "name not a string", "validate:\n  - plugin: good\n    name: 3\n",
+      "@:3:11: validate[0]: 'name' must be a string" },
+    { "an instance name used twice",
+      "validate:\n  - plugin: good\n    name: a\n  - plugin: good\n"
+      "    name: a\n",
+      "@:5:11: validate[1]: instance name 'a' is used twice" },
+    { "config not a mapping", "validate:\n  - plugin: good\n    config: [1]\n",
+      "@:3:13: validate[0]: 'config' must be a mapping" },
+    { "an unknown entry key", "validate:\n  - plugin: good\n    confg: {}\n",
+      "@:3:5: validate[0]: unknown key 'confg'" },
+    { "a match entry", "match:\n  - plugin: x\n",
+      "@:2:5: match plugins are not supported yet" },
+    { "a property entry", "property: [{plugin: x}]\n",
+      "@:1:12: property plugins are not supported yet" },
+    { "a shell entry", "shell: [{plugin: x}]\n",
+      "@:1:9: shell plugins are not supported yet" },
+    { "shell not a list", "shell: {}\n",
+      "@:1:8: shell must be a list of plugin entries" },
+    { "a configuration that is not a mapping", "- a\n- b\n",
+      "@:1:1: the configuration must be a mapping" },
+    { "a scalar configuration", "hello\n",
+      "@:1:1: the configuration must be a mapping" },
+    { "every error is reported, in order",
+      "plugin-path: rel\nvalidate:\n  - plugin: x/y\n    bogus: 1\n"
+      "  - {plugin: good, name: 'a b'}\nvaldiate:\n",
+      "@:1:14: plugin-path must be a list of absolute directories\n"
+      "@:3:13: validate[0]: plugin path 'x/y' is relative (use a name or an "
+      "absolute path)\n"
+      "@:4:5: validate[0]: unknown key 'bogus'\n"
+      "@:5:26: validate[1]: invalid instance name 'a b' (letters, digits, "
+      "'-' and '_', 1-64 bytes)\n"
+      "@:6:1: unknown key 'valdiate'" },
+};
+
+static void test_syntax (void)
+{
+    struct rp_diags *d = rp_diags_create ();
+
+    for (size_t i = 0; i < sizeof (syntax_tests) / sizeof (syntax_tests[0]);
+         i++) {
+        const struct syntax_test *t = &syntax_tests[i];
+        errno = 0;
+        struct rp_config *cfg = load (t->content, RP_CONFIG_NOLOAD, d);
+        if (!t->errors) {
+            ok (cfg != NULL && rp_diags_count (d) == 0, "%s: valid", t->what);
+            ok (count (cfg) == 0, "%s: NOLOAD loads nothing", t->what);
+        } else {
+            ok (cfg == NULL && errno == EINVAL, "%s: EINVAL", t->what);
+            is_messages (d, t->errors, t->what);
+        }
+        rp_config_destroy (cfg);
+    }
+    rp_diags_destroy (d);
+}
+
+static void test_files (void)
+{
+    struct rp_diags *d = rp_diags_create ();
+    struct rp_config *cfg;
+    char want[2 * PATH_MAX];
+    const char *def = rp_config_default_path ();
+
+    errno = 0;
+    cfg = rp_config_load (tmp ("missing.yaml"), 0, d);
+    snprintf (want, sizeof (want), "%s: No such file or directory",
+              tmp ("missing.yaml"));
+    ok (cfg == NULL && errno == ENOENT, "a missing file: ENOENT");
+    is (messages (d), want, "a missing file: message");
+
+    cfg = load ("validate: [\n", 0, d);
+    ok (cfg == NULL && rp_diags_errors (d) == 1,
+        "a YAML syntax error fails with one message");
+    like (messages (d), cfgpath, "which names the file");
+
+    cfg = load ("validate: []\n", 0, d);
+    is (rp_config_path (cfg), cfgpath, "rp_config_path is the file read");
+    rp_config_destroy (cfg);
+
+    setenv (RP_CONFIG_ENV, cfgpath, 1);
+    rp_diags_clear (d);
+    cfg = rp_config_load (NULL, 0, d);
+    is (rp_config_path (cfg), cfgpath, "path NULL reads $RESPOL_CONFIG");
+    rp_config_destroy (cfg);
+    setenv (RP_CONFIG_ENV, tmp ("missing.yaml"), 1);
+    errno = 0;
+    ok (rp_config_load (NULL, 0, d) == NULL && errno == ENOENT,
+        "a missing $RESPOL_CONFIG is an error");
+    setenv (RP_CONFIG_ENV, "", 1);
+    cfg = rp_config_load (NULL, 0, NULL);
+    if (access (def, F_OK) == 0)
+        skip (1, "%s exists", def);
+    else
+        ok (cfg && rp_config_path (cfg) == NULL && count (cfg) == 0,
+            "an empty $RESPOL_CONFIG means the installed default, which is "
+            "missing: the empty configuration");
+    rp_config_destroy (cfg);
+    unsetenv (RP_CONFIG_ENV);
+
+    is (def + strlen (def) - strlen ("/respol/respol.yaml"),
+        "/respol/respol.yaml", "the default is sysconfdir/respol/respol.yaml");
+    errno = 0;
+    ok (rp_config_load (cfgpath, 2, d) == NULL && errno == EINVAL,
+        "unknown flags: EINVAL");
+    errno = 0;
+    ok (rp_config_load ("", 0, d) == NULL && errno == EINVAL,
+        "an empty path: EINVAL");
+    errno = 42;
+    rp_config_destroy (NULL);
+    ok (errno == 42, "rp_config_destroy (NULL) keeps errno");
+    rp_diags_destroy (d);
+}
+
+static void test_stacks_api (void)
+{
+    struct rp_config *cfg = rp_config_load (cfgpath, RP_CONFIG_NOLOAD, NULL);
+
+    errno = 0;
+    ok (rp_config_stack (NULL, RP_PLUGIN_VALIDATE) == NULL && errno == EINVAL,
+        "rp_config_stack (NULL): EINVAL");
+    errno = 0;
+    ok (rp_config_stack (cfg, 0) == NULL && errno == EINVAL,
+        "rp_config_stack (kind 0): EINVAL");
+    ok (rp_config_stack (cfg, 5) == NULL, "rp_config_stack (kind 5): NULL");
+    ok (rp_config_stack (cfg, RP_PLUGIN_SHELL) != NULL
+            && rp_stack_count (rp_config_stack (cfg, RP_PLUGIN_SHELL)) == 0,
+        "a reserved kind has an empty stack");
+    ok (rp_stack_count (NULL) == 0 && rp_stack_plugin (NULL, 0) == NULL,
+        "rp_stack_count/plugin (NULL)");
+    ok (rp_stack_plugin (rp_config_stack (cfg, RP_PLUGIN_VALIDATE), 0) == NULL,
+        "rp_stack_plugin out of range: NULL");
+    rp_config_destroy (cfg);
+}
+
+/* --- loading ------------------------------------------------------------ */
+
+struct load_test {
+    const char *what;
+    const char *content;
+    const char *errors;
+};
+
+static const struct load_test load_tests[] = {
+    { "a name not found in plugin-path nor the installed directory",
+      "plugin-path: [$TMP/empty]\nvalidate:\n  - plugin: good\n",
+      "@:3:13: validate[0]: plugin 'good' not found in "
+      "$TMP/empty:" RP_PLUGINDIR },
+    { "an absolute path that does not exist",
+      "validate:\n  - plugin: $FIX/none.so\n",
+      "@:2:13: validate[0]: $FIX/none.so: No such file or directory" },
+    { "wrong ABI", "validate:\n  - plugin: $FIX/wrong-abi.so\n",
+      "@:2:13: validate[0]: $FIX/wrong-abi.so: plugin 'wrong-abi' was built "
+      "for ABI version 7, this respol has ABI version 1" },
+    { "unknown kind", "validate:\n  - plugin: $FIX/wrong-kind.so\n",
+      "@:2:13: validate[0]: $FIX/wrong-kind.so: plugin 'wrong-kind' has "
+      "unknown kind 99" },
+    { "reserved kind", "validate:\n  - plugin: $FIX/reserved-kind.so\n",
+      "@:2:13: validate[0]: $FIX/reserved-kind.so: plugin 'reserved-kind' "
+      "has kind 3 (property), reserved and not yet supported" },
+    { "no ops", "plugin-path: [$FIX]\nvalidate:\n  - plugin: no-ops\n",
+      "@:3:13: validate[0]: $FIX/no-ops.so: plugin 'no-ops' has no "
+      "operations" },
+    { "no descriptor", "validate:\n  - plugin: $FIX/no-descriptor.so\n",
+      "@:2:13: validate[0]: $FIX/no-descriptor.so: no descriptor symbol "
+      "'respol_plugin'" },
+    { "undefined symbol", "validate:\n  - plugin: $FIX/undefined-symbol.so\n",
+      "@:2:13: validate[0]: $FIX/undefined-symbol.so: undefined symbol: "
+      "rp_no_such_function" },
+    { "not a shared object", "validate:\n  - plugin: $TMP/text.so\n",
+      "@:2:13: validate[0]: $TMP/text.so: not a shared object (invalid ELF "
+      "header)" },
+    { "init fails (no block: the entry's position)",
+      "validate:\n  - plugin: $FIX/init-fails.so\n",
+      "@:2:5: validate[0] 'init-fails': init failed: init failed on "
+      "purpose" },
+    { "a bad block: missing key (the block's position)",
+      "validate:\n  - plugin: $FIX/strict-config.so\n    config: {}\n",
+      "@:3:13: validate[0] 'strict-config': init failed: 'limit' is "
+      "required" },
+    { "a bad block: bad value",
+      "validate:\n  - plugin: $FIX/strict-config.so\n    name: strict\n"
+      "    config:\n      limit: 0\n",
+      "@:5:7: validate[0] 'strict': init failed: 'limit' must be an integer "
+      "> 0" },
+    { "a bad block: unknown key",
+      "validate:\n  - plugin: $FIX/strict-config.so\n"
+      "    config: {limit: 2, lmit: 3}\n",
+      "@:3:13: validate[0] 'strict-config': init failed: unknown key "
+      "'lmit'" },
+    { "no block given to a plugin without init: its own error",
+      "validate:\n  - plugin: $FIX/strict-config.so\n",
+      "@:2:5: validate[0] 'strict-config': init failed: 'limit' is "
+      "required" },
+    { "a block given to a plugin without init",
+      "validate:\n  - plugin: $FIX/reject-all.so\n    config: {a: 1}\n",
+      "@:3:13: validate[0] 'reject-all': takes no configuration (the plugin "
+      "has no init)" },
+    { "every bad entry is reported",
+      "plugin-path: [$FIX]\nvalidate:\n  - plugin: wrong-abi\n"
+      "  - plugin: good\n  - plugin: init-fails\n  - plugin: no-ops\n",
+      "@:3:13: validate[0]: $FIX/wrong-abi.so: plugin 'wrong-abi' was built "
+      "for ABI version 7, this respol has ABI version 1\n"
+      "@:5:5: validate[2] 'init-fails': init failed: init failed on "
+      "purpose\n"
+      "@:6:13: validate[3]: $FIX/no-ops.so: plugin 'no-ops' has no "
+      "operations" },
+};
+
+static void test_load_errors (void)
+{
+    struct rp_diags *d = rp_diags_create ();
+
+    write_file (tmp ("text.so"), "This is not a shared object but a text "
+                                 "file, long enough for an ELF header.\n");
+    for (size_t i = 0; i < sizeof (load_tests) / sizeof (load_tests[0]); i++) {
+        const struct load_test *t = &load_tests[i];
+        errno = 0;
+        struct rp_config *cfg = load (t->content, 0, d);
+        ok (cfg == NULL && errno == EINVAL, "%s: fails", t->what);
+        is_messages (d, t->errors, t->what);
+        rp_config_destroy (cfg);
+    }
+    rp_diags_destroy (d);
+}
+
+static void test_load_good (void)
+{
+    struct rp_diags *d = rp_diags_create ();
+    struct rp_config *cfg;
+    char want[PATH_MAX];
+
+    cfg = load ("plugin-path: [$FIX]\nvalidate:\n  - plugin: good\n"
+                "  - plugin: $FIX/strict-config.so\n    config: {limit: 3}\n"
+                "  - plugin: good\n    config:\n",
+                0, d);
+    if (!ok (cfg != NULL && rp_diags_count (d) == 0, "a stack loads"))
+        diag ("%s", messages (d));
+    ok (count (cfg) == 3, "with three instances");
+    snprintf (want, sizeof (want), "%s/good.so", fixdir);
+    is (rp_plugin_file (instance (cfg, 0)), want, "found in plugin-path");
+    is (rp_plugin_instance (instance (cfg, 0)), "good", "first: good");
+    is (rp_plugin_instance (instance (cfg, 1)), "strict-config",
+        "second: strict-config");
+    is (rp_plugin_version (instance (cfg, 1)), "2.1", "its version");
+    is (rp_plugin_instance (instance (cfg, 2)), "good#2",
+        "the same plugin again is instance good#2");
+    is (rp_plugin_name (instance (cfg, 2)), "good", "of plugin good");
+    rp_config_destroy (cfg);
+
+    cfg = load ("plugin-path: [$FIX]\nvalidate:\n  - plugin: good\n"
+                "  - plugin: strict-config\n    name: good\n"
+                "    config: {limit: 1}\n",
+                0, d);
+    is (rp_plugin_instance (instance (cfg, 0)), "good#2",
+        "an implicit name does not take a name given later");
+    is (rp_plugin_instance (instance (cfg, 1)), "good",
+        "the explicit name is kept");
+    rp_config_destroy (cfg);
+    rp_diags_destroy (d);
+}
+
+static void test_search_path (void)
+{
+    struct rp_diags *d = rp_diags_create ();
+    struct rp_config *cfg;
+    char want[2 * PATH_MAX];
+    char cwd[PATH_MAX];
+
+    mkdir (tmp ("first"), 0755);
+    mkdir (tmp ("empty"), 0755);
+    run ("cp $RESPOL_FIXTURE_PLUGINDIR/good.so '%s'", tmp ("first"));
+
+    setenv (RP_PLUGIN_PATH_ENV, fixdir, 1);
+    cfg = load ("validate:\n  - plugin: good\n", 0, d);
+    snprintf (want, sizeof (want), "%s/good.so", fixdir);
+    is (cfg ? rp_plugin_file (instance (cfg, 0)) : messages (d), want,
+        "a name is found in $RESPOL_PLUGIN_PATH");
+    rp_config_destroy (cfg);
+
+    cfg =
+        load ("plugin-path: [$TMP/first]\nvalidate:\n  - plugin: good\n", 0, d);
+    snprintf (want, sizeof (want), "%s/good.so", tmp ("first"));
+    is (cfg ? rp_plugin_file (instance (cfg, 0)) : messages (d), want,
+        "plugin-path comes before $RESPOL_PLUGIN_PATH");
+    rp_config_destroy (cfg);
+
+    snprintf (want, sizeof (want), ":rel:%s::", fixdir);
+    setenv (RP_PLUGIN_PATH_ENV, want, 1);
+    cfg = load ("validate:\n  - plugin: good\n", 0, d);
+    ok (cfg != NULL, "empty and relative entries are ignored");
+    is (messages (d),
+        "W: RESPOL_PLUGIN_PATH: ignoring an empty entry\n"
+        "W: RESPOL_PLUGIN_PATH: ignoring relative directory 'rel'\n"
+        "W: RESPOL_PLUGIN_PATH: ignoring an empty entry\n"
+        "W: RESPOL_PLUGIN_PATH: ignoring an empty entry",
+        "each with a warning");
+    rp_config_destroy (cfg);
+
+    setenv (RP_PLUGIN_PATH_ENV, tmp ("empty"), 1);
+    cfg = load ("plugin-path: [$TMP/empty, /nonexistent]\nvalidate:\n"
+                "  - plugin: nothere\n",
+                0, d);
+    snprintf (want, sizeof (want),
+              "%s:3:13: validate[0]: plugin 'nothere' not found in "
+              "%s:/nonexistent:%s:%s",
+              cfgpath, tmp ("empty"), tmp ("empty"), RP_PLUGINDIR);
+    is (messages (d), want,
+        "the search order: plugin-path, $RESPOL_PLUGIN_PATH, installed");
+    rp_config_destroy (cfg);
+
+    unsetenv (RP_PLUGIN_PATH_ENV);
+    if (!getcwd (cwd, sizeof (cwd)) || chdir (fixdir) < 0)
+        BAIL_OUT ("chdir");
+    cfg = load ("validate:\n  - plugin: good\n", 0, d);
+    snprintf (want, sizeof (want),
+              "%s:2:13: validate[0]: plugin 'good' not found in %s", cfgpath,
+              RP_PLUGINDIR);
+    ok (cfg == NULL, "the current directory is never searched");
+    is (messages (d), want, "not even as a last resort");
+    if (chdir (cwd) < 0)
+        BAIL_OUT ("chdir back");
+    rp_diags_destroy (d);
+}
+
+static void test_insecure (void)
+{
+    struct rp_diags *d = rp_diags_create ();
+    struct rp_config *cfg;
+    char want[3 * PATH_MAX];
+
+    mkdir (tmp ("ins"), 0755);
+    run ("cp $RESPOL_FIXTURE_PLUGINDIR/good.so '%s'", tmp ("ins"));
+    chmod (tmp ("ins/good.so"), 0666);
+    cfg = load ("validate:\n  - plugin: $TMP/ins/good.so\n", 0, d);
+    snprintf (want, sizeof (want),
+              "%s:2:13: validate[0]: %s: refusing to load: the file is "
+              "writable by other users (mode 0666)",
+              cfgpath, tmp ("ins/good.so"));
+    ok (cfg == NULL, "a file writable by others is refused");
+    is (messages (d), want, "with its message");
+    cfg = load ("allow-insecure-path: true\nvalidate:\n"
+                "  - plugin: $TMP/ins/good.so\n",
+                0, d);
+    ok (cfg != NULL && count (cfg) == 1, "allow-insecure-path: true loads it");
+    rp_config_destroy (cfg);
+    cfg = load ("validate:\n  - plugin: $TMP/ins/good.so\n"
+                "allow-insecure-path: true\n",
+                0, d);
+    ok (cfg != NULL, "wherever the key is in the file");
+    rp_config_destroy (cfg);
+    rp_diags_destroy (d);
+}
+
+/* All-or-nothing: a stack whose third entry fails finalises the others,
+ * in reverse order; the failed one is not finalised (its fini aborts). */
+static void test_all_or_nothing (void)
+{
+    struct rp_diags *d = rp_diags_create ();
+    struct rp_config *cfg;
+
+    unlink (tmp ("log"));
+    cfg = load ("plugin-path: [$FIX]\nvalidate:\n"
+                "  - {plugin: good, name: a, config: {log: $TMP/log}}\n"
+                "  - {plugin: good, config: {log: $TMP/log}}\n"
+                "  - {plugin: init-fails}\n"
+                "  - {plugin: good, config: {log: $TMP/log}}\n",
+                0, d);
+    ok (cfg == NULL, "a stack with a failing entry does not load");
+    is (read_file (tmp ("log")),
+        "init a\ninit good\ninit good#2\nfini good#2\nfini good\nfini a\n",
+        "every entry was tried, then every initialised one finalised in "
+        "reverse order");
+
+    unlink (tmp ("log"));
+    cfg = load ("plugin-path: [$FIX]\nvalidate:\n"
+                "  - {plugin: good, name: a, config: {log: $TMP/log}}\n"
+                "  - {plugin: good, name: b, config: {log: $TMP/log}}\n",
+                0, d);
+    is (read_file (tmp ("log")), "init a\ninit b\n", "a good stack inits");
+    rp_config_destroy (cfg);
+    is (read_file (tmp ("log")), "init a\ninit b\nfini b\nfini a\n",
+        "rp_config_destroy finalises in reverse order");
+    rp_diags_destroy (d);
+}
+
+static char logged[1024];
+
+static void log_handler (const char *instance, int level, const char *msg,
+                         void *arg)
+{
+    snprintf (logged, sizeof (logged), "%s %d %s %s", instance, level, msg,
+              (const char *)arg);
+}
+
+static void test_log (void)
+{
+    struct rp_config *cfg;
+
+    rp_plugin_set_log (log_handler, "arg");
+    cfg = load ("validate:\n  - {plugin: $FIX/good.so, name: g, config: "
+                "{x: 1}}\n",
+                0, NULL);
+    is (logged, "g 6 config {\"x\":1} arg",
+        "svc->log reaches the handler with the instance name, level, "
+        "message and argument");
+    rp_config_destroy (cfg);
+    rp_plugin_set_log (NULL, NULL);
+}
+
+/* --- the validator stack ------------------------------------------------ */
+
+static const char job1[] = "version: 1\n"
+                           "resources:\n"
+                           "  - type: slot\n"
+                           "    count: 1\n"
+                           "    label: task\n"
+                           "    with:\n"
+                           "      - type: core\n"
+                           "        count: 1\n"
+                           "tasks:\n"
+                           "  - command: [hostname]\n"
+                           "    slot: task\n"
+                           "    count:\n"
+                           "      per_slot: 1\n"
+                           "attributes:\n"
+                           "  system:\n"
+                           "    duration: 60\n";
+
+static const char job2[] = "version: 1\n"
+                           "resources:\n"
+                           "  - type: slot\n"
+                           "    count: 2\n"
+                           "    label: task\n"
+                           "    with:\n"
+                           "      - type: core\n"
+                           "        count: 1\n"
+                           "tasks:\n"
+                           "  - command: [hostname]\n"
+                           "    slot: task\n"
+                           "    count:\n"
+                           "      per_slot: 1\n"
+                           "attributes:\n"
+                           "  system:\n"
+                           "    duration: 60\n";
+
+static struct rp_jobspec *job (const char *yaml, enum rp_jobspec_profile pr)
+{
+    struct rp_jobspec *js =
+        rp_jobspec_load (yaml, strlen (yaml), "job.yaml", pr, NULL);
+    if (!js)
+        BAIL_OUT ("the test jobspec does not load");
+    return js;
+}
+
+struct stack_test {
+    const char *what;
+    const char *stack; /* the validate list, in flow style */
+    int verdict;
+    const char *messages;
+    const char *log;   /* $TMP/log afterwards */
+    const char *queue; /* of the amended jobspec, or NULL for none */
+};
+
+#define G(opts) "{plugin: good, config: {log: $TMP/log" opts "}}"
+
+static const struct stack_test stack_tests[] = {
+    { "an empty stack accepts", "[]", RP_ACCEPT, "", "", NULL },
+    { "validators run in order", "[" G ("") ", " G ("") "]", RP_ACCEPT, "",
+      "init good\ninit good#2\nvalidate good queue=-\n"
+      "validate good#2 queue=-\n",
+      NULL },
+    { "the first reject stops the stack",
+      "[" G ("") ", {plugin: reject-all}, " G ("") "]", RP_REJECT,
+      "reject-all: rejected on purpose",
+      "init good\ninit good#2\nvalidate good queue=-\n", NULL },
+    { "every warning is collected, the amendment applied",
+      "[{plugin: warn-all}]", RP_WARN,
+      "W: warn-all: first warning\nW: warn-all: second warning (queue -)", "",
+      "amended" },
+    { "an amendment is visible to the next validator",
+      "[{plugin: warn-all}, " G ("") ", {plugin: warn-all}]", RP_WARN,
+      "W: warn-all: first warning\nW: warn-all: second warning (queue -)\n"
+      "W: warn-all#2: first warning\n"
+      "W: warn-all#2: second warning (queue amended)",
+      "init good\nvalidate good queue=amended\n", "amended" },
+    { "warnings before a reject are kept",
+      "[{plugin: warn-all}, {plugin: reject-all}]", RP_REJECT,
+      "W: warn-all: first warning\nW: warn-all: second warning (queue -)\n"
+      "reject-all: rejected on purpose",
+      "", NULL },
+    { "an amendment that makes the jobspec invalid rejects",
+      "[" G (", amend: {system.duration: forever}") ", " G ("") "]", RP_REJECT,
+      "good: amended jobspec is invalid: job.yaml: attributes.system."
+      "duration: must be a number",
+      "init good\ninit good#2\nvalidate good queue=-\n", NULL },
+    { "an amendment through a value that is not a mapping rejects",
+      "[{plugin: warn-all}, " G (", amend: {system.queue.x: 1}") "]", RP_REJECT,
+      "W: warn-all: first warning\nW: warn-all: second warning (queue -)\n"
+      "good: cannot amend 'system.queue.x': 'system.queue' is not a "
+      "mapping",
+      "init good\nvalidate good queue=amended\n", NULL },
+    { "amendments make the mappings on their path",
+      "[" G (", amend: {system.queue: q, user.a.b: 1}") "]", RP_ACCEPT, "",
+      "init good\nvalidate good queue=-\n", "q" },
+    { "a failing validator rejects with its error",
+      "[" G (", fail: true") ", " G ("") "]", RP_REJECT,
+      "good: plugin failed: failing on purpose",
+      "init good\ninit good#2\nvalidate good queue=-\n", NULL },
+    { "an empty amendment path is refused", "[" G (", amend: {'': 1}") "]",
+      RP_REJECT, "good: plugin failed: cannot amend ",
+      "init good\nvalidate good queue=-\n", NULL },
+    { "an amendment path with an empty segment is refused",
+      "[" G (", amend: {system..queue: 1}") "]", RP_REJECT,
+      "good: plugin failed: cannot amend system..queue",
+      "init good\nvalidate good queue=-\n", NULL },
+    { "an amendment path ending in a dot is refused",
+      "[" G (", amend: {system.: 1}") "]", RP_REJECT,
+      "good: plugin failed: cannot amend system.",
+      "init good\nvalidate good queue=-\n", NULL },
+    { "an amendment path 17 deep is refused",
+      "[" G (", amend: {a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q: 1}") "]", RP_REJECT,
+      "good: plugin failed: cannot amend a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q",
+      "init good\nvalidate good queue=-\n", NULL },
+    { "an amendment path 16 deep is accepted",
+      "[" G (", amend: {user.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p: 1}") "]", RP_ACCEPT,
+      "", "init good\nvalidate good queue=-\n", "" },
+    { "a validator that accepts within its limit",
+      "[{plugin: strict-config, config: {limit: 1}}]", RP_ACCEPT, "", "",
+      NULL },
+};
+
+static void check_stack (const struct stack_test *t, const char *jobyaml)
+{
+    struct rp_diags *d = rp_diags_create ();
+    struct rp_jobspec *js = job (jobyaml, RP_JOBSPEC_V1);
+    struct rp_jobspec *amended = (struct rp_jobspec *)&amended;
+    char content[1024];
+    struct rp_config *cfg;
+    int verdict;
+
+    unlink (tmp ("log"));
+    snprintf (content, sizeof (content), "plugin-path: [$FIX]\nvalidate: %s\n",
+              t->stack);
+    if (!(cfg = load (content, 0, d)))
+        BAIL_OUT ("%s: %s", t->what, messages (d));
+    verdict = rp_config_validate (cfg, js, &amended, d);
+    cmp_ok (verdict, ==, t->verdict, "%s: verdict", t->what);
+    is_messages (d, t->messages, t->what);
+    char *log = expand (t->log, false);
+    is (read_file (tmp ("log")), log, "%s: what the validators saw", t->what);
+    free (log);
+    if (!t->queue)
+        ok (amended == NULL, "%s: no amended jobspec", t->what);
+    else if (*t->queue)
+        is (amended ? rp_jobspec_queue (amended) : "(none)", t->queue,
+            "%s: the amended jobspec", t->what);
+    else
+        ok (amended != NULL, "%s: an amended jobspec", t->what);
+    ok (rp_jobspec_queue (js) == NULL, "%s: the input is unchanged", t->what);
+    if (amended != (struct rp_jobspec *)&amended)
+        rp_jobspec_destroy (amended);
+    rp_config_destroy (cfg);
+    rp_jobspec_destroy (js);
+    rp_diags_destroy (d);
+}
+
+static void test_stack_run (void)
+{
+    for (size_t i = 0; i < sizeof (stack_tests) / sizeof (stack_tests[0]); i++)
+        check_stack (&stack_tests[i], job1);
+
+    const struct stack_test over = {
+        "a validator that rejects with its reason",
+        "[{plugin: strict-config, config: {limit: 1}}]",
+        RP_REJECT,
+        "strict-config: 2 tasks, more than the limit of 1",
+        "",
+        NULL,
+    };
+    check_stack (&over, job2);
+}
+
+static void test_stack_edges (void)
+{
+    struct rp_jobspec *js = job (job1, RP_JOBSPEC_CANONICAL);
+    struct rp_jobspec *amended = NULL;
+    struct rp_config *cfg;
+
+    cfg = load ("validate: [{plugin: $FIX/warn-all.so}]\n", 0, NULL);
+    ok (rp_config_validate (cfg, js, &amended, NULL) == RP_WARN,
+        "diags may be NULL: warnings still make the verdict");
+    ok (amended && rp_jobspec_profile (amended) == RP_JOBSPEC_CANONICAL,
+        "the amended jobspec keeps the profile");
+    rp_jobspec_destroy (amended);
+    ok (rp_config_validate (cfg, js, NULL, NULL) == RP_WARN,
+        "amended may be NULL");
+    amended = (struct rp_jobspec *)&amended;
+    errno = 0;
+    ok (rp_config_validate (NULL, js, &amended, NULL) == -1 && errno == EINVAL
+            && amended == (struct rp_jobspec *)&amended,
+        "cfg NULL: EINVAL, amended untouched");
+    errno = 0;
+    ok (rp_config_validate (cfg, NULL, NULL, NULL) == -1 && errno == EINVAL,
+        "js NULL: EINVAL");
+    errno = 0;
+    ok (rp_validation_amend (NULL, "system.queue", json_string ("x")) == -1
+            && errno == EINVAL,
+        "rp_validation_amend (NULL): EINVAL (and the value is released)");
+    rp_config_destroy (cfg);
+    rp_jobspec_destroy (js);
+}
+
 int main (void)
 {
+    char cmd[PATH_MAX + 16];
+
     plan (NO_PLAN);
-    ok (1, "placeholder");
+    if (!(fixdir = getenv ("RESPOL_FIXTURE_PLUGINDIR")))
+        BAIL_OUT ("RESPOL_FIXTURE_PLUGINDIR is not set (run with make "
+                  "check)");
+    unsetenv (RP_CONFIG_ENV);
+    unsetenv (RP_PLUGIN_PATH_ENV);
+    if (!mkdtemp (tmpdir))
+        BAIL_OUT ("mkdtemp");
+    snprintf (cfgpath, sizeof (cfgpath), "%s/respol.yaml", tmpdir);
+    test_syntax ();
+    test_files ();
+    test_stacks_api ();
+    test_load_errors ();
+    test_load_good ();
+    test_search_path ();
+    test_insecure ();
+    test_all_or_nothing ();
+    test_log ();
+    test_stack_run ();
+    test_stack_edges ();
+    snprintf (cmd, sizeof (cmd), "rm -rf '%s'", tmpdir);
+    if (system (cmd) != 0)
+        diag ("could not remove %s", tmpdir);
     return done_testing ();
 }

@@ -1,8 +1,459 @@
 /* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Unit tests for the plugin loader (core/plugin.c): the descriptor checks
+ * on in-memory descriptors (every message), rp_plugin_inspect on every
+ * fixture plugin of t/plugins (one per failure mode, found through
+ * $RESPOL_FIXTURE_PLUGINDIR), file checks (not a shared object, not a
+ * regular file, writable by others, owned by another user, symlinks,
+ * relative paths), and the log service.
+ *
+ * Files are made in a private temporary directory, removed at the end.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "respol/config.h"
 #include "t/tap/tap.h"
+
+static const char *fixdir;
+static char tmpdir[] = "/tmp/respol-test-plugin-XXXXXX";
+
+/* Rotating static buffers so a test can use several paths at once. */
+static char *buf (void)
+{
+    static char bufs[8][PATH_MAX];
+    static int next;
+    return bufs[next++ % 8];
+}
+
+static const char *fixture (const char *name)
+{
+    char *b = buf ();
+    snprintf (b, PATH_MAX, "%s/%s.so", fixdir, name);
+    return b;
+}
+
+static const char *tmp (const char *name)
+{
+    char *b = buf ();
+    snprintf (b, PATH_MAX, "%s/%s", tmpdir, name);
+    return b;
+}
+
+static void write_file (const char *path, const char *content)
+{
+    FILE *f = fopen (path, "w");
+    if (!f || fputs (content, f) < 0 || fclose (f) != 0)
+        BAIL_OUT ("cannot write %s", path);
+}
+
+static void copy_file (const char *from, const char *to)
+{
+    char cmd[3 * PATH_MAX];
+    snprintf (cmd, sizeof (cmd), "cp '%s' '%s'", from, to);
+    if (system (cmd) != 0)
+        BAIL_OUT ("%s failed", cmd);
+}
+
+/* --- descriptor checks -------------------------------------------------- */
+
+static int validate_ok (struct rp_plugin *p, const struct rp_jobspec *js,
+                        struct rp_validation *v)
+{
+    return RP_ACCEPT;
+}
+
+static const struct rp_validate_ops ops = {
+    .size = sizeof (struct rp_validate_ops),
+    .validate = validate_ok,
+};
+static const struct rp_validate_ops ops_small = {
+    .size = 2,
+    .validate = validate_ok,
+};
+static const struct rp_validate_ops ops_null = {
+    .size = sizeof (struct rp_validate_ops),
+    .validate = NULL,
+};
+
+static const char name64[] =
+    "a123456789012345678901234567890123456789012345678901234567890123";
+static const char name65[] =
+    "a1234567890123456789012345678901234567890123456789012345678901234";
+
+#define ABI RP_PLUGIN_ABI_VERSION
+#define SIZE sizeof (struct rp_plugin_desc)
+#define VAL RP_PLUGIN_VALIDATE
+
+struct desc_test {
+    const char *what;
+    uint32_t abi, size, kind;
+    const char *name;
+    const struct rp_validate_ops *ops;
+    uint32_t stack;
+    const char *error; /* NULL: valid */
+};
+
+static const struct desc_test desc_tests[] = {
+    { "a valid validator (no init, fini, version, description)", ABI, SIZE, VAL,
+      "x", &ops, VAL, NULL },
+    { "ABI 7", 7, SIZE, VAL, "x", &ops, VAL,
+      "plugin 'x' was built for ABI version 7, this respol has ABI version "
+      "1" },
+    { "ABI 0", 0, SIZE, VAL, "x", &ops, VAL,
+      "plugin 'x' was built for ABI version 0, this respol has ABI version "
+      "1" },
+    { "ABI 7, size not covering the name", 7, 12, VAL, "x", &ops, VAL,
+      "plugin was built for ABI version 7, this respol has ABI version 1" },
+    { "ABI 7, bad name", 7, SIZE, VAL, "a b", &ops, VAL,
+      "plugin was built for ABI version 7, this respol has ABI version 1" },
+    { "ABI 7, NULL name", 7, SIZE, VAL, NULL, &ops, VAL,
+      "plugin was built for ABI version 7, this respol has ABI version 1" },
+    { "descriptor too small", ABI, 16, VAL, "x", &ops, VAL,
+      "plugin descriptor is 16 bytes, at least 64 expected" },
+    { "size 0", ABI, 0, VAL, "x", &ops, VAL,
+      "plugin descriptor is 0 bytes, at least 64 expected" },
+    { "NULL name", ABI, SIZE, VAL, NULL, &ops, VAL,
+      "plugin descriptor has no name" },
+    { "empty name", ABI, SIZE, VAL, "", &ops, VAL,
+      "invalid plugin name '' (letters, digits, '-' and '_', 1-64 bytes)" },
+    { "name with a space", ABI, SIZE, VAL, "a b", &ops, VAL,
+      "invalid plugin name 'a b' (letters, digits, '-' and '_', 1-64 "
+      "bytes)" },
+    { "name with a dot", ABI, SIZE, VAL, "a.so", &ops, VAL,
+      "invalid plugin name 'a.so' (letters, digits, '-' and '_', 1-64 "
+      "bytes)" },
+    { "name of 64 bytes", ABI, SIZE, VAL, name64, &ops, VAL, NULL },
+    { "name of 65 bytes (shown cut at 64)", ABI, SIZE, VAL, name65, &ops, VAL,
+      "invalid plugin name "
+      "'a123456789012345678901234567890123456789012345678901234567890123' "
+      "(letters, digits, '-' and '_', 1-64 bytes)" },
+    { "name with every allowed kind of character", ABI, SIZE, VAL, "Az09-_",
+      &ops, VAL, NULL },
+    { "kind 0", ABI, SIZE, 0, "x", &ops, VAL, "plugin 'x' has unknown kind 0" },
+    { "kind 99", ABI, SIZE, 99, "x", &ops, VAL,
+      "plugin 'x' has unknown kind 99" },
+    { "kind match (reserved)", ABI, SIZE, RP_PLUGIN_MATCH, "x", &ops, VAL,
+      "plugin 'x' has kind 2 (match), reserved and not yet supported" },
+    { "kind property (reserved)", ABI, SIZE, RP_PLUGIN_PROPERTY, "x", &ops, VAL,
+      "plugin 'x' has kind 3 (property), reserved and not yet supported" },
+    { "kind shell (reserved)", ABI, SIZE, RP_PLUGIN_SHELL, "x", &ops, VAL,
+      "plugin 'x' has kind 4 (shell), reserved and not yet supported" },
+    { "reserved kind in its own stack", ABI, SIZE, RP_PLUGIN_MATCH, "x", &ops,
+      RP_PLUGIN_MATCH,
+      "plugin 'x' has kind 2 (match), reserved and not yet supported" },
+    { "a validator in the match stack", ABI, SIZE, VAL, "x", &ops,
+      RP_PLUGIN_MATCH,
+      "plugin 'x' is a validate plugin, configured in the match stack" },
+    { "a validator in the shell stack", ABI, SIZE, VAL, "x", &ops,
+      RP_PLUGIN_SHELL,
+      "plugin 'x' is a validate plugin, configured in the shell stack" },
+    { "stack of unknown kind", ABI, SIZE, VAL, "x", &ops, 99,
+      "invalid argument" },
+    { "stack kind 0", ABI, SIZE, VAL, "x", &ops, 0, "invalid argument" },
+    { "ops NULL", ABI, SIZE, VAL, "x", NULL, VAL,
+      "plugin 'x' has no operations" },
+    { "ops too small", ABI, SIZE, VAL, "x", &ops_small, VAL,
+      "plugin 'x' has a validate ops table of 2 bytes, at least 16 "
+      "expected" },
+    { "no validate operation", ABI, SIZE, VAL, "x", &ops_null, VAL,
+      "plugin 'x' has no validate operation" },
+};
+
+static struct rp_plugin_desc make_desc (const struct desc_test *t)
+{
+    struct rp_plugin_desc d = {
+        .abi_version = t->abi,
+        .size = t->size,
+        .kind = t->kind,
+        .name = t->name,
+        .ops = t->ops,
+    };
+    return d;
+}
+
+static void test_desc_check (void)
+{
+    for (size_t i = 0; i < sizeof (desc_tests) / sizeof (desc_tests[0]); i++) {
+        const struct desc_test *t = &desc_tests[i];
+        rp_error_t error = { "untouched" };
+        errno = 0;
+        struct rp_plugin_desc d = make_desc (t);
+        int rc = rp_plugin_desc_check (&d, t->stack, &error);
+        if (!t->error) {
+            ok (rc == 0 && !strcmp (error.text, "untouched"),
+                "desc check: %s: valid", t->what);
+            continue;
+        }
+        ok (rc == -1 && errno == EINVAL, "desc check: %s: EINVAL", t->what);
+        is (error.text, t->error, "desc check: %s: message", t->what);
+    }
+}
+
+/* A descriptor and ops table built by a later release (larger) load. */
+static void test_desc_grows (void)
+{
+    struct {
+        struct rp_validate_ops ops;
+        void *later[2];
+    } big_ops = { { .size = sizeof (big_ops), .validate = validate_ok } };
+    struct {
+        struct rp_plugin_desc desc;
+        void *later[4];
+    } big = {
+        { .abi_version = ABI, .kind = VAL, .name = "x", .ops = &big_ops }
+    };
+    rp_error_t error;
+
+    big.desc.size = sizeof (big);
+    ok (rp_plugin_desc_check (&big.desc, RP_PLUGIN_VALIDATE, &error) == 0,
+        "a larger descriptor and ops table (a later release) are accepted");
+    errno = 0;
+    ok (rp_plugin_desc_check (NULL, RP_PLUGIN_VALIDATE, &error) < 0
+            && errno == EINVAL,
+        "desc check of NULL fails with EINVAL");
+    ok (rp_plugin_desc_check (NULL, RP_PLUGIN_VALIDATE, NULL) < 0,
+        "desc check accepts a NULL error");
+}
+
+/* --- inspect ------------------------------------------------------------ */
+
+static void test_inspect_good (void)
+{
+    rp_error_t error;
+    struct rp_plugin *p = rp_plugin_inspect (fixture ("good"), &error);
+
+    if (!ok (p != NULL, "inspect good.so")) {
+        diag ("%s", error.text);
+        return;
+    }
+    is (rp_plugin_name (p), "good", "name");
+    is (rp_plugin_instance (p), "good", "instance name is the plugin name");
+    cmp_ok (rp_plugin_kind (p), ==, RP_PLUGIN_VALIDATE, "kind");
+    cmp_ok (rp_plugin_abi_version (p), ==, RP_PLUGIN_ABI_VERSION, "abi");
+    is (rp_plugin_version (p), "1.0", "version");
+    is (rp_plugin_description (p), "accepts every jobspec (test fixture)",
+        "description");
+    is (rp_plugin_file (p), fixture ("good"), "file");
+    errno = 42;
+    rp_plugin_destroy (p);
+    ok (errno == 42, "rp_plugin_destroy keeps errno");
+    rp_plugin_destroy (NULL);
+    pass ("rp_plugin_destroy (NULL) is a no-op");
+}
+
+struct inspect_test {
+    const char *fixture;
+    int errnum;
+    const char *error; /* after "<file>: " */
+};
+
+static const struct inspect_test inspect_tests[] = {
+    { "wrong-abi", EINVAL,
+      "plugin 'wrong-abi' was built for ABI version 7, this respol has ABI "
+      "version 1" },
+    { "wrong-kind", EINVAL, "plugin 'wrong-kind' has unknown kind 99" },
+    { "reserved-kind", EINVAL,
+      "plugin 'reserved-kind' has kind 3 (property), reserved and not yet "
+      "supported" },
+    { "no-ops", EINVAL, "plugin 'no-ops' has no operations" },
+    { "no-descriptor", EINVAL, "no descriptor symbol 'respol_plugin'" },
+    { "undefined-symbol", EINVAL, "undefined symbol: rp_no_such_function" },
+    { "no-such-plugin", ENOENT, "No such file or directory" },
+};
+
+static void test_inspect_failures (void)
+{
+    for (size_t i = 0; i < sizeof (inspect_tests) / sizeof (inspect_tests[0]);
+         i++) {
+        const struct inspect_test *t = &inspect_tests[i];
+        char want[2 * PATH_MAX];
+        rp_error_t error;
+        struct rp_plugin *p;
+
+        snprintf (want, sizeof (want), "%s: %s", fixture (t->fixture),
+                  t->error);
+        errno = 0;
+        p = rp_plugin_inspect (fixture (t->fixture), &error);
+        ok (p == NULL && errno == t->errnum, "inspect %s.so fails (errno)",
+            t->fixture);
+        is (p ? "" : error.text, want, "inspect %s.so: message", t->fixture);
+        rp_plugin_destroy (p);
+    }
+}
+
+static void test_inspect_files (void)
+{
+    char want[2 * PATH_MAX];
+    rp_error_t error;
+    struct rp_plugin *p;
+
+    write_file (tmp ("text.so"),
+                "This is not a shared object but a text file, long enough "
+                "to hold an ELF header: 64 bytes or more.\n");
+    p = rp_plugin_inspect (tmp ("text.so"), &error);
+    snprintf (want, sizeof (want),
+              "%s: not a shared object (invalid ELF header)", tmp ("text.so"));
+    ok (p == NULL && errno == EINVAL, "a text file is refused");
+    is (error.text, want, "a text file: message");
+
+    write_file (tmp ("short.so"), "\177EL");
+    p = rp_plugin_inspect (tmp ("short.so"), &error);
+    snprintf (want, sizeof (want), "%s: not a shared object (file too short)",
+              tmp ("short.so"));
+    is (p ? "" : error.text, want, "a 3-byte file: message");
+
+    copy_file ("/bin/true", tmp ("exe.so"));
+    p = rp_plugin_inspect (tmp ("exe.so"), &error);
+    snprintf (want, sizeof (want), "%s: cannot load (", tmp ("exe.so"));
+    ok (p == NULL, "an executable is refused");
+    like (error.text, want, "an executable: 'cannot load' with the reason");
+    rp_plugin_destroy (p);
+
+    if (mkdir (tmp ("dir.so"), 0755) < 0)
+        BAIL_OUT ("mkdir");
+    p = rp_plugin_inspect (tmp ("dir.so"), &error);
+    snprintf (want, sizeof (want), "%s: not a regular file", tmp ("dir.so"));
+    ok (p == NULL && errno == EINVAL, "a directory is refused");
+    is (error.text, want, "a directory: message");
+
+    errno = 0;
+    ok (rp_plugin_inspect (NULL, &error) == NULL && errno == EINVAL,
+        "inspect NULL fails with EINVAL");
+    errno = 0;
+    ok (rp_plugin_inspect ("", &error) == NULL && errno == EINVAL,
+        "inspect \"\" fails with EINVAL");
+}
+
+static void test_inspect_paths (void)
+{
+    char cwd[PATH_MAX];
+    rp_error_t error;
+    struct rp_plugin *p;
+
+    if (!getcwd (cwd, sizeof (cwd)) || chdir (fixdir) < 0)
+        BAIL_OUT ("chdir");
+    p = rp_plugin_inspect ("good.so", &error);
+    ok (p != NULL, "a relative path is relative to the current directory");
+    is (p ? rp_plugin_file (p) : error.text, fixture ("good"),
+        "and shown as an absolute path");
+    rp_plugin_destroy (p);
+    if (chdir (cwd) < 0)
+        BAIL_OUT ("chdir back");
+
+    if (symlink (fixture ("good"), tmp ("link.so")) < 0)
+        BAIL_OUT ("symlink");
+    p = rp_plugin_inspect (tmp ("link.so"), &error);
+    ok (p != NULL, "a symlink to a plugin loads");
+    is (p ? rp_plugin_file (p) : error.text, tmp ("link.so"),
+        "its file is the path given");
+    rp_plugin_destroy (p);
+}
+
+/* --- file permissions --------------------------------------------------- */
+
+static void expect_refused (const char *path, const char *why, const char *what)
+{
+    char want[3 * PATH_MAX];
+    rp_error_t error;
+    struct rp_plugin *p;
+
+    snprintf (want, sizeof (want), "%s: refusing to load: %s", path, why);
+    errno = 0;
+    p = rp_plugin_inspect (path, &error);
+    ok (p == NULL && errno == EPERM, "%s: refused with EPERM", what);
+    is (p ? "" : error.text, want, "%s: message", what);
+    rp_plugin_destroy (p);
+}
+
+static void test_insecure (void)
+{
+    char why[2 * PATH_MAX];
+    struct passwd *nobody = getpwnam ("nobody");
+    struct rp_plugin *p;
+
+    if (mkdir (tmp ("sec"), 0755) < 0)
+        BAIL_OUT ("mkdir");
+    copy_file (fixture ("good"), tmp ("sec/good.so"));
+    chmod (tmp ("sec/good.so"), 0646);
+    expect_refused (tmp ("sec/good.so"),
+                    "the file is writable by other users (mode 0646)",
+                    "a file writable by others");
+    chmod (tmp ("sec/good.so"), 0664);
+    p = rp_plugin_inspect (tmp ("sec/good.so"), NULL);
+    ok (p != NULL, "a group-writable file loads (only others count)");
+    rp_plugin_destroy (p);
+    chmod (tmp ("sec"), 0757);
+    snprintf (why, sizeof (why),
+              "directory %s is writable by other users (mode 0757)",
+              tmp ("sec"));
+    expect_refused (tmp ("sec/good.so"), why, "a directory writable by others");
+    chmod (tmp ("sec"), 0755);
+
+    if (geteuid () != 0 || !nobody) {
+        skip (4, "not root: cannot give a file to another user");
+        return;
+    }
+    if (chown (tmp ("sec/good.so"), nobody->pw_uid, (gid_t)-1) < 0)
+        BAIL_OUT ("chown");
+    snprintf (why, sizeof (why),
+              "the file is owned by uid %lu, neither root nor the current "
+              "user",
+              (unsigned long)nobody->pw_uid);
+    expect_refused (tmp ("sec/good.so"), why, "a file of another user");
+    if (chown (tmp ("sec/good.so"), 0, (gid_t)-1) < 0
+        || chown (tmp ("sec"), nobody->pw_uid, (gid_t)-1) < 0)
+        BAIL_OUT ("chown");
+    snprintf (why, sizeof (why),
+              "directory %s is owned by uid %lu, neither root nor the "
+              "current user",
+              tmp ("sec"), (unsigned long)nobody->pw_uid);
+    expect_refused (tmp ("sec/good.so"), why, "a directory of another user");
+}
+
+/* --- misc --------------------------------------------------------------- */
+
+static void test_kind_names (void)
+{
+    is (rp_plugin_kind_name (RP_PLUGIN_VALIDATE), "validate", "kind 1");
+    is (rp_plugin_kind_name (RP_PLUGIN_MATCH), "match", "kind 2");
+    is (rp_plugin_kind_name (RP_PLUGIN_PROPERTY), "property", "kind 3");
+    is (rp_plugin_kind_name (RP_PLUGIN_SHELL), "shell", "kind 4");
+    ok (rp_plugin_kind_name (0) == NULL && rp_plugin_kind_name (5) == NULL,
+        "kinds 0 and 5 have no name");
+    ok (rp_plugin_name (NULL) == NULL && rp_plugin_instance (NULL) == NULL
+            && rp_plugin_file (NULL) == NULL && rp_plugin_kind (NULL) == 0
+            && rp_plugin_abi_version (NULL) == 0
+            && rp_plugin_version (NULL) == NULL
+            && rp_plugin_description (NULL) == NULL,
+        "accessors of NULL return NULL / 0");
+}
+
 int main (void)
 {
+    char cmd[PATH_MAX + 16];
+
     plan (NO_PLAN);
-    ok (1, "placeholder");
+    if (!(fixdir = getenv ("RESPOL_FIXTURE_PLUGINDIR")))
+        BAIL_OUT ("RESPOL_FIXTURE_PLUGINDIR is not set (run with make "
+                  "check)");
+    if (!mkdtemp (tmpdir))
+        BAIL_OUT ("mkdtemp");
+    test_desc_check ();
+    test_desc_grows ();
+    test_inspect_good ();
+    test_inspect_failures ();
+    test_inspect_files ();
+    test_inspect_paths ();
+    test_insecure ();
+    test_kind_names ();
+    snprintf (cmd, sizeof (cmd), "rm -rf '%s'", tmpdir);
+    if (system (cmd) != 0)
+        diag ("could not remove %s", tmpdir);
     return done_testing ();
 }

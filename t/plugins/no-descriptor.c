@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: LGPL-3.0-or-later */
-/* placeholder until implemented */
-extern const int respol_plugin;
-const int respol_plugin = 0;
+/* Fixture plugin "no-descriptor": a shared object that exports a symbol,
+ * but not respol_plugin. */
+#include <respol/plugin.h>
+
+RP_PLUGIN_EXPORT const int respol_plugin_descriptor = 1;

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Shared between the loader (core/plugin.c), the configuration
+ * (core/config.c) and the validator stack (core/validate.c): the plugin
+ * instance and the loader's internal entry points.  Nothing here is
+ * exported (no rp_ prefix: the version script keeps it local).
+ */
+#ifndef RESPOL_PLUGIN_PRIVATE_H
+#define RESPOL_PLUGIN_PRIVATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+#include <ltdl.h>
+
+#include "respol/config.h"
+#include "respol/diag.h"
+#include "respol/error.h"
+#include "respol/plugin.h"
+
+struct rp_plugin {
+    char *file;        /* absolute path as resolved */
+    char *name;        /* descriptor name (copied) */
+    char *instance;    /* instance name */
+    char *version;     /* copied, or NULL */
+    char *description; /* copied, or NULL */
+    uint32_t abi_version;
+    uint32_t kind;
+
+    lt_dlhandle handle;                /* NULL once unloaded (inspect) */
+    const struct rp_plugin_desc *desc; /* NULL once unloaded */
+    void (*fini) (struct rp_plugin *p);
+    int (*validate) (struct rp_plugin *p, const struct rp_jobspec *js,
+                     struct rp_validation *v);
+
+    json_t *config; /* the configuration block (a reference) */
+    void *data;     /* svc->set_data */
+    bool initialized;
+    char error[RP_ERROR_TEXT_SIZE]; /* last svc->error text, "" if none */
+};
+
+/* Load the plugin file (an absolute path), check it for a stack of kind
+ * (file permissions unless allow_insecure, loadability with every symbol
+ * bound, descriptor).  Messages start with file.  Does not call init. */
+struct rp_plugin *plugin_open (const char *file, uint32_t kind,
+                               bool allow_insecure, rp_error_t *error);
+/* Call init with the instance name and configuration block (a new
+ * reference is taken).  Messages are "init failed: ..." (the caller adds
+ * where). */
+int plugin_start (struct rp_plugin *p, const char *instance, json_t *config,
+                  rp_error_t *error);
+/* fini (if init succeeded), unload, free.  Accepts NULL, keeps errno. */
+void plugin_close (struct rp_plugin *p);
+
+/* The search path for plugin names: the configuration's directories
+ * (cfg_dirs, ncfg of them), then the absolute entries of
+ * $RESPOL_PLUGIN_PATH (a warning in diags for each empty or relative
+ * one), then RP_PLUGINDIR.  *dirs is a NULL-terminated array of copies;
+ * free it with plugin_path_free. */
+int plugin_path_create (char *const *cfg_dirs, size_t ncfg,
+                        struct rp_diags *diags, char ***dirs);
+void plugin_path_free (char **dirs);
+
+/* Find NAME.so in the first directory of dirs that has it.  On success
+ * *file is the path (caller frees).  Not found: -1, ENOENT,
+ * "plugin 'NAME' not found in DIR:DIR...". */
+int plugin_find (const char *name, char *const *dirs, char **file,
+                 rp_error_t *error);
+
+/* Plugin and instance names: letters, digits, '-', '_'; 1-64 bytes. */
+#define PLUGIN_NAME_MAX 64
+bool plugin_name_valid (const char *s);
+
+#endif
