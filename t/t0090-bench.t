@@ -21,4 +21,19 @@ test_expect_success 'bench-formats --quick prints its table' '
 test_expect_success 'bench-formats rejects an unknown option (exit 2)' '
 	test_expect_code 2 "$BENCH/bench-formats" --frobnicate
 '
+test_expect_success 'bench-jobspec --quick prints its table' '
+	"$BENCH/bench-jobspec" --quick >out &&
+	grep "^| " out &&
+	grep -i "1 MiB" out
+'
+test_expect_success 'bench-plugin --quick prints its table' '
+	"$BENCH/bench-plugin" --quick >out &&
+	grep "validator stack of 10" out &&
+	grep "one plugin call through the stack" out &&
+	grep "load, init, fini and unload a stack of 10 plugins" out
+'
+test_expect_success 'bench-plugin fails clearly on a missing plugin' '
+	test_expect_code 1 "$BENCH/bench-plugin" --quick --plugin=/nonexistent.so 2>err &&
+	grep "^bench-plugin: cannot copy /nonexistent.so" err
+'
 test_done
