@@ -1,6 +1,205 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-3.0-or-later
-test_description='placeholder'
+
+test_description='the SDK: make install puts headers, respol.pc, the shipped
+plugins and the example plugin in place; the example builds out of tree with
+exactly cc -shared -fPIC $(pkg-config --cflags respol), and the installed
+respol loads it through a configuration file and runs it on jobspec'
+
 . "${SHARNESS_TEST_SRCDIR:-$(dirname "$0")}/lib-respol.sh"
-test_expect_success 'placeholder' 'true'
+
+# How: a staged install, make install DESTDIR=..., read through pkg-config
+# with PKG_CONFIG_SYSROOT_DIR (which prefixes every path of respol.pc with
+# the staging directory), and the installed respol run with
+# LD_LIBRARY_PATH pointing at the staged library.  Not `make install
+# prefix=DIR`: respol.pc is written by configure, so it would still name
+# the configured prefix, and libtool leaves the installed respol with the
+# configured libdir as its run path.  Not a second configure with
+# --prefix: automake refuses a VPATH build of a tree configured in place,
+# which is how CI builds.  The staging directory is outside the trash
+# directory, whose name has a space that libtool's install cannot take.
+
+test -f "$RESPOL_BUILDDIR/Makefile" && command -v make >/dev/null &&
+	test_set_prereq INSTALL
+command -v cc >/dev/null && command -v pkg-config >/dev/null &&
+	test_set_prereq CC
+if ! test_have_prereq INSTALL; then
+	skip_all='make install is not possible (no make, or no Makefile in $RESPOL_BUILDDIR)'
+	rm -rf "$DEST"
+test_done
+fi
+if ! test_have_prereq CC; then
+	skip_all='cc and pkg-config are needed to build a plugin'
+	rm -rf "$DEST"
+test_done
+fi
+
+DEST=$(mktemp -d "${TMPDIR:-/tmp}/respol-sdk.XXXXXX") ||
+	error "cannot create a staging directory"
+
+# The staged install, read as a site would read it.
+PKG_CONFIG_PATH=
+PKG_CONFIG_SYSROOT_DIR="$DEST"
+export PKG_CONFIG_SYSROOT_DIR PKG_CONFIG_PATH
+
+# Run the installed respol with the installed library.
+irespol() {
+	LD_LIBRARY_PATH="$LIBDIR" "$BINDIR/respol" "$@"
+}
+
+test_expect_success 'make install DESTDIR=... installs respol' '
+	(
+		unset MAKEFLAGS MFLAGS MAKELEVEL TESTS
+		make -C "$RESPOL_BUILDDIR" install DESTDIR="$DEST"
+	) >install.log 2>&1 &&
+	PC=$(find "$DEST" -name respol.pc) &&
+	test -n "$PC" &&
+	PKG_CONFIG_PATH=$(dirname "$PC") &&
+	LIBDIR=$(pkg-config --variable=libdir respol) &&
+	PLUGINDIR=$(pkg-config --variable=plugindir respol) &&
+	PREFIX=$(pkg-config --variable=prefix respol) &&
+	BINDIR=$(dirname "$(find "$DEST" -path "*/bin/respol")") &&
+	EXAMPLES=$(dirname "$(find "$DEST" -path "*/respol/examples/site-validator.c")") &&
+	SYSCONF=$(dirname "$(find "$DEST" -path "*/respol/respol.yaml")") &&
+	for d in "$LIBDIR" "$PLUGINDIR" "$PREFIX" "$BINDIR" "$EXAMPLES" "$SYSCONF"; do
+		case "$d" in
+		"$DEST"/*) test -d "$d" || return 1 ;;
+		*) echo "$d is not under $DEST"; return 1 ;;
+		esac
+	done
+'
+test_expect_success 'the installed files' '
+	pkg-config --cflags respol >cflags &&
+	grep -e "-I$PREFIX/include" cflags &&
+	test -f "$PREFIX/include/respol/plugin.h" &&
+	test -f "$PREFIX/include/respol/jobspec.h" &&
+	test -f "$PREFIX/include/respol/config.h" &&
+	test -f "$LIBDIR/librespol.so" &&
+	ls "$PLUGINDIR"/*.so | sed "s|^$PLUGINDIR/||" >plugins &&
+	printf "%s\n" limits.so queues.so require-duration.so >expected &&
+	test_cmp expected plugins &&
+	ls "$EXAMPLES" >examples &&
+	printf "%s\n" README.md site-validator.c >expected &&
+	test_cmp expected examples &&
+	test_cmp "$RESPOL_SRCDIR/conf/respol.yaml" "$SYSCONF/respol.yaml" &&
+	test -f "$PREFIX/share/man/man5/respol.yaml.5" &&
+	test -f "$PREFIX/share/man/man7/respol-plugin.7"
+'
+test_expect_success 'the installed respol runs with the installed library' '
+	irespol --version >out &&
+	grep "^respol [0-9]" out &&
+	LD_LIBRARY_PATH="$LIBDIR" ldd "$BINDIR/respol" >ldd &&
+	grep "librespol.so.* => $LIBDIR/librespol.so" ldd
+'
+test_expect_success 'its compiled-in plugin directory is where the plugins went' '
+	irespol plugin --help >help &&
+	grep "then $(echo "$PLUGINDIR" | sed "s|^$DEST||")\.$" help
+'
+test_expect_success 'the example builds with exactly the documented command' '
+	cp "$EXAMPLES/site-validator.c" site.c &&
+	cc -shared -fPIC $(pkg-config --cflags respol) -o site.so site.c &&
+	chmod go-w . site.so
+'
+test_expect_success 'the example exports its descriptor and nothing else' '
+	nm -D --defined-only site.so | awk "\$2 !~ /^[wU]$/ { print \$3 }" >syms &&
+	echo respol_plugin >expected &&
+	test_cmp expected syms
+'
+test_expect_success 'the installed respol reads its descriptor' '
+	irespol plugin info site.so >info &&
+	cat >expected <<-EOF &&
+	name: site-gpus
+	kind: validate
+	version: 1.0.0
+	abi: 1
+	description: reject jobs asking for more than N GPUs per node
+	file: $(pwd)/site.so
+	EOF
+	test_cmp expected info
+'
+test_expect_success 'a configuration loads it, and a shipped plugin, from the install' '
+	cat >site.yaml <<-EOF &&
+	plugin-path: ["$PLUGINDIR"]
+	validate:
+	  - plugin: queues
+	    config: {default: batch, queues: {batch: {}, gpu: {}}}
+	  - plugin: "$(pwd)/site.so"
+	    config: {max-gpus-per-node: 4, gpu-queue: gpu}
+	EOF
+	irespol config check site.yaml >out &&
+	echo "site.yaml: ok (2 plugins: validate: queues, site-gpus)" >expected &&
+	test_cmp expected out
+'
+test_expect_success 'its configuration block is checked' '
+	cat >bad.yaml <<-EOF &&
+	validate:
+	  - plugin: "$(pwd)/site.so"
+	    config: {max-gpus-per-node: 4, max-gpu: 2}
+	EOF
+	test_error 1 "respol: config: bad.yaml:3:13: validate[0] '"'"'site-gpus'"'"': init failed: unknown key '"'"'max-gpu'"'"'" \
+		irespol config check bad.yaml &&
+	cat >bad.yaml <<-EOF &&
+	validate:
+	  - plugin: "$(pwd)/site.so"
+	EOF
+	test_error 1 "respol: config: bad.yaml:2:5: validate[0] '"'"'site-gpus'"'"': init failed: '"'"'max-gpus-per-node'"'"' is required" \
+		irespol config check bad.yaml
+'
+
+# job FILE NODES SLOTS-PER-NODE GPUS-PER-SLOT [QUEUE]
+job() {
+	cat >"$1" <<-EOF
+	version: 1
+	resources:
+	  - type: node
+	    count: $2
+	    with:
+	      - type: slot
+	        count: $3
+	        label: task
+	        with:
+	          - {type: core, count: 1}
+	          - {type: gpu, count: $4}
+	tasks:
+	  - {command: [app], slot: task, count: {per_slot: 1}}
+	attributes:
+	  system: {duration: 60${5:+, queue: $5}}
+	EOF
+}
+
+test_expect_success 'it accepts a job within the limit' '
+	job ok.yaml 2 4 1 gpu &&
+	irespol jobspec validate --config=site.yaml ok.yaml >out 2>err &&
+	test_must_be_empty out &&
+	test_must_be_empty err
+'
+test_expect_success 'it counts the GPUs of a job that names no node per slot' '
+	cat >slots.yaml <<-EOF &&
+	version: 1
+	resources:
+	  - type: slot
+	    count: 2
+	    label: task
+	    with: [{type: core, count: 1}, {type: gpu, count: 5}]
+	tasks: [{command: [app], slot: task, count: {per_slot: 1}}]
+	attributes: {system: {duration: 60, queue: gpu}}
+	EOF
+	test_error 1 "respol: jobspec: slots.yaml: site-gpus: requests 5 GPUs per slot, limit is 4" \
+		irespol jobspec validate --config=site.yaml slots.yaml
+'
+test_expect_success 'it rejects a job above the limit' '
+	job big.yaml 1 4 2 gpu &&
+	test_error 1 "respol: jobspec: big.yaml: site-gpus: requests 8 GPUs per node, limit is 4" \
+		irespol jobspec validate --config=site.yaml big.yaml
+'
+test_expect_success 'it warns about a GPU job outside the GPU queue' '
+	job batch.yaml 1 2 1 &&
+	irespol jobspec validate --config=site.yaml batch.yaml >out 2>err &&
+	echo "respol: jobspec: warning: batch.yaml: site-gpus: job uses GPUs outside queue '"'"'gpu'"'"'" >expected &&
+	test_cmp expected err &&
+	irespol jobspec validate --config=site.yaml --print batch.yaml >printed &&
+	grep "^    queue: batch$" printed
+'
+
+rm -rf "$DEST"
 test_done
