@@ -32,8 +32,7 @@
 
 #include <respol/plugin.h>
 
-/* Large enough for "%.15g" and a suffix. */
-#define DURATION_TEXT 40
+#include "duration.h"
 
 struct conf {
     double dflt; /* 0: no default */
@@ -42,65 +41,7 @@ struct conf {
 
 static const struct rp_host_services *svc;
 
-/* --- RFC 23 durations --------------------------------------------------- */
-
-/* Seconds in one unit of suffix s; 0 for an unknown suffix. */
-static double duration_unit (const char *s)
-{
-    static const struct {
-        const char *suffix;
-        double seconds;
-    } units[] = {
-        { "", 1 },   { "s", 1 },    { "ms", 1e-3 },
-        { "m", 60 }, { "h", 3600 }, { "d", 86400 },
-    };
-
-    for (size_t i = 0; i < sizeof (units) / sizeof (units[0]); i++) {
-        if (strcmp (s, units[i].suffix) == 0)
-            return units[i].seconds;
-    }
-    return 0;
-}
-
-/* Parse s (digits with at most one '.', then a suffix) into *d.  Returns 0,
- * or -1 when s is not a finite duration. */
-static int duration_parse (const char *s, double *d)
-{
-    size_t n = strspn (s, "0123456789.");
-    const char *dot = memchr (s, '.', n);
-    double unit = duration_unit (s + n);
-    double value;
-
-    if (n == 0 || unit == 0
-        || (dot && memchr (dot + 1, '.', n - 1 - (dot - s))))
-        return -1;
-    if (n == 1 && dot)
-        return -1;
-    value = strtod (s, NULL) * unit;
-    if (!isfinite (value))
-        return -1;
-    *d = value;
-    return 0;
-}
-
-/* Write d in the largest unit that divides it, else in seconds. */
-static const char *duration_text (double d, char buf[DURATION_TEXT])
-{
-    static const struct {
-        char suffix;
-        double seconds;
-    } units[] = { { 'd', 86400 }, { 'h', 3600 }, { 'm', 60 } };
-
-    for (size_t i = 0; i < sizeof (units) / sizeof (units[0]); i++) {
-        if (d >= units[i].seconds && fmod (d, units[i].seconds) == 0) {
-            snprintf (buf, DURATION_TEXT, "%.15g%c", d / units[i].seconds,
-                      units[i].suffix);
-            return buf;
-        }
-    }
-    snprintf (buf, DURATION_TEXT, "%.15gs", d);
-    return buf;
-}
+/* --- configuration ---------------------------------------------------- */
 
 /* Read the duration value v of configuration key key into *d. */
 static int read_duration (struct rp_plugin *p, const char *key, const json_t *v,
