@@ -6,4 +6,4 @@ autoreconf --install --force
 # configure's checks clean up after themselves with "rm -f core ...", which
 # complains about our core/ folder on every check.  Drop the word: a core
 # dump from a configure test program is not something to clean up here.
-sed -i 's/rm -f core /rm -f /' configure
+sed -i 's/rm -f [c]ore /rm -f /' configure
