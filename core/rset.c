@@ -21,6 +21,17 @@
  * place builds the result aside and swaps it in, so on failure the set is
  * unchanged.
  *
+ * Memory, not instructions, sets the time of large R.  Decode and encode
+ * take about the same number of instructions per target from 1k to 64k
+ * targets (callgrind), but R whose targets all differ is a jansson tree of
+ * about 1 KB per target in a dozen or so small allocations, 20 times the
+ * text, and that tree outgrows the CPU caches from a few thousand targets
+ * on.  So the compact encoding writes R_lite as text itself rather than
+ * build, dump and free that tree (85% of its time at 16k targets, see
+ * "encode: compact text" below).  Decode cannot avoid it: json_loads
+ * builds the tree and json_delete frees it, and those two are most of the
+ * time of a decode.
+ *
  * Decisions (see doc/conformance.md):
  * - Strict decode.  Duplicate JSON keys, unknown keys of an R_lite entry
  *   and unknown children types (anything but "core" and "gpu") are errors:
@@ -1558,43 +1569,19 @@ static int ckey_cmp (const void *a, const void *b)
     return c ? c : (x->i > y->i) - (x->i < y->i);
 }
 
-/* One R_lite entry for targets k[0..n-1] (equal children, ranks ascending).
- */
-static json_t *entry_json (const struct rp_rset *r, const struct ckey *k,
-                           size_t n)
-{
-    struct rp_idset *ids = rp_idset_create ();
-    json_t *children = json_object ();
-    json_t *entry = json_object ();
-    char *s = NULL;
-
-    for (size_t j = 0; ids && j < n; j++) {
-        if (rp_idset_add (ids, r->t[k[j].i].rank) < 0)
-            goto error;
-    }
-    if (!ids || !children || !entry
-        || !(s = rp_idset_encode (ids, RP_IDSET_RANGES))
-        || json_object_set_new (entry, "rank", json_string (s)) < 0
-        || json_object_set_new (children, "core", json_string (k->core)) < 0
-        || (*k->gpu
-            && json_object_set_new (children, "gpu", json_string (k->gpu)) < 0)
-        || json_object_set (entry, "children", children) < 0)
-        goto error;
-    json_decref (children);
-    rp_idset_destroy (ids);
-    free (s);
-    return entry;
-error:
-    json_decref (entry);
-    json_decref (children);
-    rp_idset_destroy (ids);
-    free (s);
-    return NULL;
-}
-
+/* One R_lite entry: the run k[start..start+count-1] of sorted keys (equal
+ * children, ranks ascending). */
 struct group {
     unsigned int first; /* lowest rank */
-    json_t *entry;
+    size_t start;
+    size_t count;
+};
+
+struct groups {
+    struct ckey *k;
+    struct group *g; /* ordered by lowest rank */
+    size_t n;        /* keys */
+    size_t ng;       /* groups */
 };
 
 static int group_cmp (const void *a, const void *b)
@@ -1605,52 +1592,87 @@ static int group_cmp (const void *a, const void *b)
     return (x->first > y->first) - (x->first < y->first);
 }
 
-/* Group the sorted keys into entries (*ng of them). */
-static int make_groups (const struct rp_rset *r, const struct ckey *k,
-                        struct group *g, size_t *ng)
+static void groups_free (struct groups *gs)
 {
+    ckeys_destroy (gs->k, gs->n);
+    free (gs->g);
+}
+
+static int groups_make (const struct rp_rset *r, struct groups *gs)
+{
+    gs->n = r->n;
+    gs->k = ckeys_create (r);
+    gs->g = calloc (r->n + 1, sizeof (*gs->g));
+    if (!gs->k || !gs->g)
+        return -1;
+    qsort (gs->k, r->n, sizeof (*gs->k), ckey_cmp);
     for (size_t i = 0, j; i < r->n; i = j) {
-        for (j = i + 1; j < r->n && ckey_cmp_children (&k[i], &k[j]) == 0; j++)
+        for (j = i + 1;
+             j < r->n && ckey_cmp_children (&gs->k[i], &gs->k[j]) == 0; j++)
             ;
-        g[*ng].first = r->t[k[i].i].rank;
-        if (!(g[*ng].entry = entry_json (r, &k[i], j - i)))
-            return -1;
-        (*ng)++;
+        gs->g[gs->ng++] = (struct group){ r->t[gs->k[i].i].rank, i, j - i };
     }
+    qsort (gs->g, gs->ng, sizeof (*gs->g), group_cmp);
     return 0;
+}
+
+/* The ranks of group g, encoded.  Caller must free. */
+static char *group_ranks (const struct rp_rset *r, const struct groups *gs,
+                          const struct group *g)
+{
+    struct rp_idset *ids = rp_idset_create ();
+    char *s = NULL;
+    size_t j = 0;
+
+    while (ids && j < g->count
+           && rp_idset_add (ids, r->t[gs->k[g->start + j].i].rank) == 0)
+        j++;
+    if (ids && j == g->count)
+        s = rp_idset_encode (ids, RP_IDSET_RANGES);
+    rp_idset_destroy (ids);
+    return s;
+}
+
+static json_t *entry_json (const struct rp_rset *r, const struct groups *gs,
+                           const struct group *g)
+{
+    const struct ckey *k = &gs->k[g->start];
+    json_t *children = json_object ();
+    json_t *entry = json_object ();
+    char *s = group_ranks (r, gs, g);
+
+    if (!children || !entry || !s
+        || json_object_set_new (entry, "rank", json_string (s)) < 0
+        || json_object_set_new (children, "core", json_string (k->core)) < 0
+        || (*k->gpu
+            && json_object_set_new (children, "gpu", json_string (k->gpu)) < 0)
+        || json_object_set (entry, "children", children) < 0) {
+        json_decref (entry);
+        entry = NULL;
+    }
+    json_decref (children);
+    free (s);
+    return entry;
 }
 
 static json_t *rlite_json (const struct rp_rset *r)
 {
-    struct ckey *k = ckeys_create (r);
-    struct group *g = calloc (r->n + 1, sizeof (*g));
+    struct groups gs = { 0 };
     json_t *a = json_array ();
-    size_t ng = 0;
-    size_t i;
-    int rc = -1;
 
-    if (!k || !g || !a)
-        goto done;
-    qsort (k, r->n, sizeof (*k), ckey_cmp);
-    if (make_groups (r, k, g, &ng) < 0)
-        goto done;
-    qsort (g, ng, sizeof (*g), group_cmp);
-    for (i = 0; i < ng; i++) {
-        if (json_array_append (a, g[i].entry) < 0)
-            goto done;
+    if (!a || groups_make (r, &gs) < 0)
+        goto error;
+    for (size_t i = 0; i < gs.ng; i++) {
+        if (json_array_append_new (a, entry_json (r, &gs, &gs.g[i])) < 0)
+            goto error;
     }
-    rc = 0;
-done:
-    for (i = 0; g && i < ng; i++)
-        json_decref (g[i].entry);
-    free (g);
-    ckeys_destroy (k, r->n);
-    if (rc < 0) {
-        json_decref (a);
-        errno = ENOMEM;
-        return NULL;
-    }
+    groups_free (&gs);
     return a;
+error:
+    groups_free (&gs);
+    json_decref (a);
+    errno = ENOMEM;
+    return NULL;
 }
 
 static json_t *nodelist_json (const struct rp_rset *r)
@@ -1678,12 +1700,13 @@ static int copy_keys (json_t *dst, const json_t *src, bool deep)
     return keep_unknown (dst, src, none, deep);
 }
 
-static json_t *rset_json (const struct rp_rset *r, bool deep)
+/* The execution object, with R_lite only when rlite is true. */
+static json_t *exec_json (const struct rp_rset *r, bool deep, bool rlite)
 {
-    json_t *R = json_object ();
     json_t *exec = json_object ();
 
-    if (!R || !exec || json_object_set_new (exec, "R_lite", rlite_json (r)) < 0
+    if (!exec
+        || (rlite && json_object_set_new (exec, "R_lite", rlite_json (r)) < 0)
         || json_object_set_new (exec, "nodelist", nodelist_json (r)) < 0
         || json_object_set_new (exec, "starttime", json_real (r->starttime)) < 0
         || json_object_set_new (exec, "expiration", json_real (r->expiration))
@@ -1691,16 +1714,39 @@ static json_t *rset_json (const struct rp_rset *r, bool deep)
         || (r->np > 0
             && json_object_set_new (exec, "properties", rp_rset_properties (r))
                    < 0)
-        || copy_keys (exec, r->exec, deep) < 0
-        || json_object_set_new (R, "version", json_integer (1)) < 0
-        || json_object_set (R, "execution", exec) < 0
-        || copy_keys (R, r->top, deep) < 0) {
-        json_decref (R);
+        || copy_keys (exec, r->exec, deep) < 0) {
         json_decref (exec);
         errno = ENOMEM;
         return NULL;
     }
-    json_decref (exec);
+    return exec;
+}
+
+/* The top level object without "execution". */
+static json_t *top_json (const struct rp_rset *r, bool deep)
+{
+    json_t *R = json_object ();
+
+    if (!R || json_object_set_new (R, "version", json_integer (1)) < 0
+        || copy_keys (R, r->top, deep) < 0) {
+        json_decref (R);
+        errno = ENOMEM;
+        return NULL;
+    }
+    return R;
+}
+
+static json_t *rset_json (const struct rp_rset *r, bool deep)
+{
+    json_t *R = top_json (r, deep);
+
+    if (!R
+        || json_object_set_new (R, "execution", exec_json (r, deep, true))
+               < 0) {
+        json_decref (R);
+        errno = ENOMEM;
+        return NULL;
+    }
     return R;
 }
 
@@ -1713,9 +1759,180 @@ json_t *rp_rset_to_json (const struct rp_rset *r)
     return rset_json (r, true);
 }
 
+/* --- encode: compact text ------------------------------------------------- */
+
+/* The compact text is byte for byte what json_dumps (rset_json (r),
+ * JSON_COMPACT | JSON_SORT_KEYS) prints, but R_lite is written here
+ * without building its tree (see "Memory" at the top).  The two objects
+ * that hold R_lite, the top level and "execution", are written by
+ * put_object with their keys in byte order, as JSON_SORT_KEYS sorts them;
+ * every other value (nodelist, times, properties, opaque keys) and every key
+ * still goes through jansson, so escaping and number formatting stay
+ * jansson's.  RP_RSET_PRETTY is for people and small R: it dumps the tree.
+ */
+
+struct buf {
+    char *s;
+    size_t len;
+    size_t alloc;
+};
+
+static int buf_put (struct buf *b, const char *s, size_t n)
+{
+    size_t alloc = b->alloc ? b->alloc : 4096;
+    char *p;
+
+    if (b->len + n >= b->alloc) {
+        while (alloc <= b->len + n)
+            alloc *= 2;
+        if (!(p = realloc (b->s, alloc)))
+            return -1;
+        b->s = p;
+        b->alloc = alloc;
+    }
+    memcpy (b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+    return 0;
+}
+
+static int buf_puts (struct buf *b, const char *s)
+{
+    return buf_put (b, s, strlen (s));
+}
+
+static int buf_dump_cb (const char *s, size_t n, void *arg)
+{
+    return buf_put (arg, s, n);
+}
+
+static int buf_json (struct buf *b, const json_t *v)
+{
+    return json_dump_callback (v, buf_dump_cb, b,
+                               JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+}
+
+/* s as a JSON string, escaped by jansson. */
+static int buf_string (struct buf *b, const char *s)
+{
+    json_t *v = json_string (s);
+    int rc = v ? buf_json (b, v) : -1;
+
+    json_decref (v);
+    return rc;
+}
+
+/* Idset strings hold only digits, ',' and '-': no escaping needed. */
+static int put_entry (struct buf *b, const struct ckey *k, const char *ranks)
+{
+    if (buf_puts (b, "{\"children\":{\"core\":\"") < 0
+        || buf_puts (b, k->core) < 0
+        || (*k->gpu
+            && (buf_puts (b, "\",\"gpu\":\"") < 0 || buf_puts (b, k->gpu) < 0))
+        || buf_puts (b, "\"},\"rank\":\"") < 0 || buf_puts (b, ranks) < 0
+        || buf_puts (b, "\"}") < 0)
+        return -1;
+    return 0;
+}
+
+static int put_rlite (struct buf *b, const struct rp_rset *r)
+{
+    struct groups gs = { 0 };
+    int rc = -1;
+
+    if (groups_make (r, &gs) < 0 || buf_puts (b, "[") < 0)
+        goto done;
+    for (size_t i = 0; i < gs.ng; i++) {
+        char *ranks = group_ranks (r, &gs, &gs.g[i]);
+        int err = !ranks || (i > 0 && buf_puts (b, ",") < 0)
+                  || put_entry (b, &gs.k[gs.g[i].start], ranks) < 0;
+        free (ranks);
+        if (err)
+            goto done;
+    }
+    rc = buf_puts (b, "]");
+done:
+    groups_free (&gs);
+    return rc;
+}
+
+typedef int (*put_fn) (struct buf *b, const struct rp_rset *r);
+
+static int key_cmp (const void *a, const void *b)
+{
+    return strcmp (*(const char *const *)a, *(const char *const *)b);
+}
+
+/* o's keys and key, sorted as JSON_SORT_KEYS sorts them.  The caller
+ * tells key from o's keys by its address. */
+static const char **sorted_keys (const json_t *o, const char *key)
+{
+    json_t *obj = (json_t *)o; /* jansson's iterators take no const */
+    size_t n = 0;
+    const char **keys = malloc ((json_object_size (o) + 1) * sizeof (*keys));
+
+    if (!keys)
+        return NULL;
+    keys[n++] = key;
+    for (void *it = json_object_iter (obj); it;
+         it = json_object_iter_next (obj, it))
+        keys[n++] = json_object_iter_key (it);
+    qsort (keys, n, sizeof (*keys), key_cmp);
+    return keys;
+}
+
+/* The object o with one more member, key, whose value put writes.  o must
+ * not have key. */
+static int put_object (struct buf *b, const json_t *o, const char *key,
+                       put_fn put, const struct rp_rset *r)
+{
+    const char **keys = sorted_keys (o, key);
+    size_t n = json_object_size (o) + 1;
+    int rc = -1;
+
+    if (!keys || buf_puts (b, "{") < 0)
+        goto done;
+    for (size_t i = 0; i < n; i++) {
+        if ((i > 0 && buf_puts (b, ",") < 0) || buf_string (b, keys[i]) < 0
+            || buf_puts (b, ":") < 0)
+            goto done;
+        if ((keys[i] == key ? put (b, r)
+                            : buf_json (b, json_object_get (o, keys[i])))
+            < 0)
+            goto done;
+    }
+    rc = buf_puts (b, "}");
+done:
+    free (keys);
+    return rc;
+}
+
+static int put_execution (struct buf *b, const struct rp_rset *r)
+{
+    json_t *exec = exec_json (r, false, false);
+    int rc = exec ? put_object (b, exec, "R_lite", put_rlite, r) : -1;
+
+    json_decref (exec);
+    return rc;
+}
+
+static char *encode_compact (const struct rp_rset *r)
+{
+    struct buf b = { 0 };
+    json_t *top = top_json (r, false);
+
+    if (!top || put_object (&b, top, "execution", put_execution, r) < 0) {
+        json_decref (top);
+        free (b.s);
+        errno = ENOMEM;
+        return NULL;
+    }
+    json_decref (top);
+    return b.s;
+}
+
 char *rp_rset_encode (const struct rp_rset *r, int flags)
 {
-    size_t jflags = JSON_SORT_KEYS;
     json_t *o;
     char *s;
 
@@ -1723,10 +1940,11 @@ char *rp_rset_encode (const struct rp_rset *r, int flags)
         errno = EINVAL;
         return NULL;
     }
-    jflags |= (flags & RP_RSET_PRETTY) ? JSON_INDENT (2) : JSON_COMPACT;
+    if (!(flags & RP_RSET_PRETTY))
+        return encode_compact (r);
     if (!(o = rset_json (r, false)))
         return NULL;
-    s = json_dumps (o, jflags);
+    s = json_dumps (o, JSON_SORT_KEYS | JSON_INDENT (2));
     json_decref (o);
     if (!s)
         errno = ENOMEM;

@@ -294,6 +294,45 @@ static void test_pretty (void)
     rp_rset_destroy (r);
 }
 
+/* The compact encoding writes R_lite itself and the rest through jansson:
+ * it must stay byte for byte the jansson dump of rp_rset_to_json(), also
+ * with keys that need escaping (a"b), keys that sort around the known ones
+ * (R, R_lite2, Z, ~, non-ASCII), odd numbers and properties. */
+static const char *compact_cases[] = {
+    "{'version':1,'zz':{'b':1,'a':[1.5e300,-0.0,1e-320]},'A':'\\u0001x"
+    "\\u001f\\'','\xc3\xa9':1,'a\\'b':2,'execution':{'R_lite':[{'rank':'0-3',"
+    "'children':{'core':'0-1'}},{'rank':'4','children':{'core':'0',"
+    "'gpu':'1'}}],'nodelist':['a[0-4]'],'Z':true,'nslots':3,'r_lite':null,"
+    "'R_lite2':{},'R':[],'~':'x/y'},'scheduling':{}}",
+    "{'version':1,'execution':{'R_lite':[{'rank':'0-1','children':{'core':"
+    "''}}],'nodelist':['x,y'],'starttime':0.1,'expiration':123456789.125,"
+    "'properties':{'a\\\\b':'0','+q@x':'1','\xc3\xa9t\xc3\xa9':"
+    "'0-1'}}}",
+};
+
+static void test_compact_is_jansson_dump (void)
+{
+    for (size_t i = 0; i < sizeof (compact_cases) / sizeof (compact_cases[0]);
+         i++) {
+        struct rp_rset *r = dec (compact_cases[i]);
+        json_t *o = rp_rset_to_json (r);
+        char *want = json_dumps (o, JSON_COMPACT | JSON_SORT_KEYS);
+        char *want_pretty = json_dumps (o, JSON_INDENT (2) | JSON_SORT_KEYS);
+        char *got = rp_rset_encode (r, 0);
+        char *got_pretty = rp_rset_encode (r, RP_RSET_PRETTY);
+
+        is (got, want, "compact_cases[%zu]: encode is the jansson dump", i);
+        is (got_pretty, want_pretty,
+            "compact_cases[%zu]: pretty encode is the jansson dump", i);
+        free (want);
+        free (want_pretty);
+        free (got);
+        free (got_pretty);
+        json_decref (o);
+        rp_rset_destroy (r);
+    }
+}
+
 static void test_empty (void)
 {
     struct rp_rset *r = rp_rset_create ();
@@ -1553,6 +1592,7 @@ int main (void)
     test_canonical ();
     test_normalized ();
     test_pretty ();
+    test_compact_is_jansson_dump ();
     test_empty ();
     test_invalid ();
     test_invalid_other ();
