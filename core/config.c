@@ -560,10 +560,17 @@ static struct rp_config *load_unreadable (const char *path, bool optional,
 
     if (optional && saved_errno == ENOENT)
         cfg = config_create (NULL);
-    else if (file_is_blank (path))
+    else if (saved_errno == EINVAL && file_is_blank (path))
         cfg = config_create (path);
     else {
-        rp_diags_add (diags, RP_DIAG_ERROR, "%s", error->text);
+        /* A file that cannot be read at all (missing, a directory, no
+         * permission) is named as the configuration, so the message is not
+         * taken for one about the command's own arguments. */
+        if (saved_errno == EINVAL)
+            rp_diags_add (diags, RP_DIAG_ERROR, "%s", error->text);
+        else
+            rp_diags_add (diags, RP_DIAG_ERROR, "configuration %s",
+                          error->text);
         errno = saved_errno;
         return NULL;
     }

@@ -241,7 +241,7 @@ test_expect_success 'list: a configuration that does not load is an error' '
 	test_cmp expected err
 '
 test_expect_success 'list: a missing configuration file is an error' '
-	test_error 1 "respol: plugin: none.yaml: No such file or directory" \
+	test_error 1 "respol: plugin: configuration none.yaml: No such file or directory" \
 		respol plugin list --config=none.yaml
 '
 test_expect_success 'list: warnings about $RESPOL_PLUGIN_PATH' '

@@ -94,6 +94,11 @@ test_expect_success DEFAULT_MISSING 'without FILE nor $RESPOL_CONFIG, a missing 
 	echo "$DEFAULT: not found: the configuration is empty" >expected &&
 	test_cmp expected out
 '
+test_expect_success 'a directory is not an empty configuration' '
+	mkdir confdir &&
+	test_error 1 "respol: config: configuration confdir: Is a directory" \
+		respol config check confdir
+'
 test_expect_success '--verbose prints what plugins log (good logs its block)' '
 	cat >block.yaml <<-EOF &&
 	validate:
@@ -115,7 +120,7 @@ test_expect_success 'a misspelt top-level key is named with its position' '
 		respol config check typo.yaml
 '
 test_expect_success 'a missing file' '
-	test_error 1 "respol: config: none.yaml: No such file or directory" \
+	test_error 1 "respol: config: configuration none.yaml: No such file or directory" \
 		respol config check none.yaml
 '
 test_expect_success 'a YAML error' '

@@ -182,7 +182,7 @@ test_expect_success 'a configuration that does not load: its errors, nothing val
 		respol jobspec validate --config=cfgbad.yaml job.yaml
 '
 test_expect_success 'a missing configuration file' '
-	test_error 1 "respol: jobspec: none.yaml: No such file or directory" \
+	test_error 1 "respol: jobspec: configuration none.yaml: No such file or directory" \
 		respol jobspec validate --config=none.yaml job.yaml
 '
 

@@ -265,7 +265,7 @@ static void test_files (void)
 
     errno = 0;
     cfg = rp_config_load (tmp ("missing.yaml"), 0, d);
-    snprintf (want, sizeof (want), "%s: No such file or directory",
+    snprintf (want, sizeof (want), "configuration %s: No such file or directory",
               tmp ("missing.yaml"));
     ok (cfg == NULL && errno == ENOENT, "a missing file: ENOENT");
     is (messages (d), want, "a missing file: message");
