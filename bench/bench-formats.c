@@ -36,31 +36,13 @@
 #include "respol/idset.h"
 #include "respol/rset.h"
 
+#define BENCH_NAME "bench-formats"
+#include "bench.h"
+
 #define MIN_SECONDS 0.2
 #define NSIZES 3
 
 static bool quick;
-
-static void die (const char *fmt, ...)
-    __attribute__ ((format (printf, 1, 2), noreturn));
-
-static void die (const char *fmt, ...)
-{
-    va_list ap;
-    va_start (ap, fmt);
-    fprintf (stderr, "bench-formats: ");
-    vfprintf (stderr, fmt, ap);
-    fputc ('\n', stderr);
-    va_end (ap);
-    exit (1);
-}
-
-static double now (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* --- timing and the table ------------------------------------------------ */
 

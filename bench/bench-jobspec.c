@@ -37,31 +37,13 @@
 
 #include "respol/jobspec.h"
 
+#define BENCH_NAME "bench-jobspec"
+#include "bench.h"
+
 #define MIN_SECONDS 0.5
 #define BIG_BYTES (1 << 20)
 
 static bool quick;
-
-static void die (const char *fmt, ...)
-    __attribute__ ((format (printf, 1, 2), noreturn));
-
-static void die (const char *fmt, ...)
-{
-    va_list ap;
-    va_start (ap, fmt);
-    fprintf (stderr, "bench-jobspec: ");
-    vfprintf (stderr, fmt, ap);
-    fputc ('\n', stderr);
-    va_end (ap);
-    exit (1);
-}
-
-static double now (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* --- inputs --------------------------------------------------------------- */
 
