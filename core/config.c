@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/paths.h"
 #include "respol/config.h"
 #include "respol/document.h"
 

@@ -48,6 +48,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/paths.h"
 #include "core/plugin_private.h"
 
 /* The descriptor and validate ops as in the first release of ABI 1: the

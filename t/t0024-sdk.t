@@ -79,7 +79,7 @@ test_expect_success 'the installed files' '
 	printf "%s\n" limits.so queues.so require-duration.so >expected &&
 	test_cmp expected plugins &&
 	ls "$EXAMPLES" >examples &&
-	printf "%s\n" README.md site-validator.c >expected &&
+	printf "%s\n" README.md respol.yaml site-validator.c >expected &&
 	test_cmp expected examples &&
 	test_cmp "$RESPOL_SRCDIR/conf/respol.yaml" "$SYSCONF/respol.yaml" &&
 	test -f "$PREFIX/share/man/man5/respol.yaml.5" &&
@@ -201,5 +201,26 @@ test_expect_success 'it warns about a GPU job outside the GPU queue' '
 	grep "^    queue: batch$" printed
 '
 
+test_expect_success 'make install keeps a site-edited respol.yaml' '
+	echo "# site edit" >>"$SYSCONF/respol.yaml" &&
+	(
+		unset MAKEFLAGS MFLAGS MAKELEVEL TESTS
+		make -C "$RESPOL_BUILDDIR" install-data DESTDIR="$DEST"
+	) >install2.log 2>&1 &&
+	tail -n 1 "$SYSCONF/respol.yaml" >last &&
+	echo "# site edit" >expected &&
+	test_cmp expected last &&
+	grep "^keeping .*/respol/respol.yaml" install2.log &&
+	test_cmp "$RESPOL_SRCDIR/conf/respol.yaml" "$EXAMPLES/respol.yaml"
+'
+test_expect_success 'make uninstall removes respol but keeps a site-edited respol.yaml' '
+	(
+		unset MAKEFLAGS MFLAGS MAKELEVEL TESTS
+		make -C "$RESPOL_BUILDDIR" uninstall DESTDIR="$DEST"
+	) >uninstall.log 2>&1 &&
+	test -f "$SYSCONF/respol.yaml" &&
+	grep "^keeping .*respol.yaml: it was edited" uninstall.log &&
+	! test -e "$BINDIR/respol"
+'
 rm -rf "$DEST"
 test_done
