@@ -43,17 +43,36 @@
  *
  * Host identity.  Different spellings can name the same host:
  * "foo[1]-eth2" and "foo1-eth2", "n1[2]" and "n12".  What compares hosts by
- * name (find, uniq and the set operations) works on a canonical key of the
- * name: its last run of digits (at most 18) as the number and class of
- * padding, the bytes before as prefix and after as suffix; a name without
- * such digits is its own key.  A run maps to a few ranges of canonical keys
- * (cut where the printed length of its numbers changes), except a run whose
- * suffix holds a digit ("foo[0-4]-eth2"), whose hosts map one by one.  The
- * index is the sorted array of those ranges, cut by a sweep into disjoint
- * segments that each know their first occurrence in the list: find is one
- * binary search, and the set operations cut every run of one list against
- * the segments of the other, so they cost in runs (plus the hosts of runs
- * with a digit in their suffix), not in hosts.
+ * name (find, delete, uniq and the set operations) works on splits of the
+ * name: a digit group or its head as the number (at most 18 digits: of a
+ * longer group, the last 18, the others staying in the prefix), with its
+ * class of padding, the bytes before as prefix and after as suffix.  A
+ * split and a number give back exactly one name.  A run cut where the
+ * printed width of its numbers changes is one range of numbers of one
+ * split: the digits that end its prefix join the number ("n1[0-9]" is
+ * n10..n19); a digit in its suffix does not matter ("n[0-9]-e1" is
+ * ("n", "-e1") 0..9); digits that begin its suffix stay there ("n[1-3]5"
+ * is ("n", "5") 1..3).  A name's canonical split is at its last digit
+ * group; single hosts are indexed under it.  The index is the sorted array
+ * of those ranges, cut by a sweep into disjoint segments that each know
+ * their first occurrence in the list.
+ *
+ * find tries every split of the name (each digit group, and each group
+ * less the leading digits of some key's suffix) and keeps the least
+ * position: a few binary searches, whatever the hosts.  The set
+ * operations cut every piece of one list against the segments of its own
+ * split in the other; a host with several splits (two digit groups, or a
+ * suffix that begins with digits) may also sit in a segment of the same
+ * skeleton (the name with each digit group as one mark) but another
+ * split, which is compared piece against segment: two splits at
+ * different groups share at most one host, two of one group share hosts
+ * whose numbers step by a power of ten.  So the operations cost in runs,
+ * O(R log R), plus such pairs of one skeleton, plus the hosts of a result
+ * that cannot be written in fewer runs ("n[0-99]" minus "n[0-9]5" has
+ * nine holes).  Pairs of one skeleton are compared one by one, so lists
+ * that mix splits of one skeleton heavily ("n[0-99]-e7" against 100 runs
+ * "n7-e[...]") cost up to runs of a times runs of b, never hosts.
+ * Nothing is allocated per host of an input.
  *
  * Sorting orders hosts by their spelling: prefix, suffix (bytewise), then
  * the number, then padding ("n1" < "n01" < "n2"); no number sorts first.
@@ -97,12 +116,13 @@ struct spell {
     bool num;
 };
 
-/* A canonical key (see the top comment). */
+/* The key of a split (see the top comment). */
 struct key {
     const char *prefix, *suffix;
     uint64_t head; /* head_of (prefix) */
     uint16_t plen, slen;
-    uint8_t cls; /* 0, or the length of a number with leading zeros */
+    uint8_t cls; /* 0, or the width of a number with leading zeros, or
+                    MAX_DIGITS for the end of a longer digit group */
     bool num;
 };
 
@@ -117,13 +137,6 @@ struct chunk {
     struct chunk *next;
     size_t used;
     char data[CHUNK_SIZE];
-};
-
-struct index {
-    struct seg *segs;
-    size_t n;
-    struct chunk *chunks; /* names of hosts indexed one by one */
-    bool spelled;         /* keys are spellings, not canonical */
 };
 
 struct rp_hostlist {
@@ -1326,6 +1339,17 @@ int rp_hostlist_sort (struct rp_hostlist *hl)
 
 /* The index */
 
+#define ST_WORDS 4 /* a bit for each digit count 0..255 */
+
+struct index {
+    struct seg *segs;
+    size_t n;
+    struct chunk *chunks;  /* names of single hosts keyed by name */
+    uint64_t st[ST_WORDS]; /* digits that begin the suffix of a key */
+    bool spelled;          /* keys are spellings, not splits */
+    bool off_split;        /* see run_off_split */
+};
+
 static void index_destroy (struct index *ix)
 {
     int saved_errno = errno;
@@ -1357,7 +1381,58 @@ static int key_cmp (const struct key *a, const struct key *b)
     return c;
 }
 
-/* The canonical key and number of a name. */
+static bool has_digit (const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (is_digit (s[i]))
+            return true;
+    return false;
+}
+
+static size_t count_groups (const char *s, size_t len)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < len; i++)
+        if (is_digit (s[i]) && (i == 0 || !is_digit (s[i - 1])))
+            n++;
+    return n;
+}
+
+static size_t lead_digits (const char *s, size_t len)
+{
+    size_t n = 0;
+
+    while (n < len && is_digit (s[n]))
+        n++;
+    return n;
+}
+
+/* The split of name whose number is the digits [a, e): prefix before,
+ * suffix from e.  Of more than MAX_DIGITS digits, the number is the last
+ * MAX_DIGITS (class MAX_DIGITS: always printed that wide) and the others
+ * stay in the prefix. */
+static void split_key (const char *name, size_t len, size_t a, size_t e,
+                       struct key *k, uint64_t *v)
+{
+    uint8_t cls = (e - a > 1 && name[a] == '0') ? (uint8_t)(e - a) : 0;
+
+    if (e - a > MAX_DIGITS) {
+        a = e - MAX_DIGITS;
+        cls = MAX_DIGITS;
+    }
+    *k = (struct key){ .prefix = name,
+                       .suffix = name + e,
+                       .head = head_of (name, a),
+                       .plen = (uint16_t)a,
+                       .slen = (uint16_t)(len - e),
+                       .cls = cls,
+                       .num = true };
+    *v = digits_value (name + a, e - a);
+}
+
+/* The canonical key and number of a name: its split at its last digit
+ * group; a name without digits is its own key. */
 static void canon_key (const char *name, size_t len, struct key *k, uint64_t *v)
 {
     size_t j = len, i;
@@ -1367,50 +1442,57 @@ static void canon_key (const char *name, size_t len, struct key *k, uint64_t *v)
     i = j;
     while (i > 0 && is_digit (name[i - 1]))
         i--;
-    *k = (struct key){ .prefix = name, .suffix = "", .plen = (uint16_t)len };
-    *v = 0;
-    if (j == 0 || j - i > MAX_DIGITS) {
-        k->head = head_of (name, len);
+    if (j > 0) {
+        split_key (name, len, i, j, k, v);
         return;
     }
-    k->head = head_of (name, i);
-    k->plen = (uint16_t)i;
-    k->suffix = name + j;
-    k->slen = (uint16_t)(len - j);
-    k->num = true;
-    k->cls = (j - i > 1 && name[i] == '0') ? (uint8_t)(j - i) : 0;
-    *v = digits_value (name + i, j - i);
+    *k = (struct key){ .prefix = name,
+                       .suffix = "",
+                       .head = head_of (name, len),
+                       .plen = (uint16_t)len };
+    *v = 0;
+}
+
+/* Whether r holds hosts under a split other than their canonical one:
+ * more than one host, and a digit in the suffix.  A list without such
+ * runs holds every host under its canonical key. */
+static bool run_off_split (const struct run *r)
+{
+    return r->num && r->lo != r->hi && has_digit (run_suffix (r), r->slen);
+}
+
+static bool list_off_split (const struct rp_hostlist *hl)
+{
+    for (size_t i = 0; i < hl->nruns; i++)
+        if (run_off_split (&hl->runs[i]))
+            return true;
+    return false;
 }
 
 /* A piece is a segment before the sweep: hosts of one run with numbers
- * n1.. and canonical numbers pc->lo..pc->hi.  transient: the key points
- * into a buffer that dies when the callback returns. */
+ * n1.. and key numbers pc->lo..pc->hi, all printed as wide.  transient:
+ * the key points into a buffer that dies when the callback returns. */
 typedef int (*piece_f) (void *arg, const struct seg *pc, uint64_t n1,
                         bool transient);
 
-/* One piece per host of r in lo..hi. */
-static int host_pieces (const struct run *r, uint64_t lo, uint64_t hi,
-                        piece_f cb, void *arg)
+/* The one host of r, keyed by its name, so that "n[5]-e1" and "n5-e1"
+ * share a key. */
+static int single_piece (const struct run *r, piece_f cb, void *arg)
 {
     char name[NAME_BUF];
+    struct seg pc;
+    uint64_t v;
 
-    for (uint64_t n = lo;; n++) {
-        struct seg pc;
-        uint64_t v;
-        canon_key (name, run_name (r, n, name), &pc.k, &v);
-        pc.lo = pc.hi = v;
-        pc.off = host_pos (r, n) - (int64_t)v;
-        if (cb (arg, &pc, n, true) < 0)
-            return -1;
-        if (n == hi)
-            return 0;
-    }
+    canon_key (name, run_name (r, r->lo, name), &pc.k, &v);
+    pc.lo = pc.hi = v;
+    pc.off = host_pos (r, r->lo) - (int64_t)v;
+    return cb (arg, &pc, r->lo, true);
 }
 
 /* The last number of r from n on that prints with as many digits (and the
- * same padding) as n; with lt == 0 only padding matters. */
-static uint64_t print_class (const struct run *r, size_t lt, uint64_t n, int *k,
-                             bool *padded)
+ * same padding) as n; without by_digits only padding matters. */
+static uint64_t print_class (const struct run *r, bool by_digits, uint64_t n,
+                             int *k, bool *padded)
 {
     int d = ndigits (n);
     uint64_t end;
@@ -1420,30 +1502,31 @@ static uint64_t print_class (const struct run *r, size_t lt, uint64_t n, int *k,
     if (*padded)
         end = pow10_tab[r->width - 1] - 1;
     else
-        end = lt == 0 ? r->hi : pow10_tab[d] - 1;
+        end = by_digits ? pow10_tab[d] - 1 : r->hi;
     return end < r->hi ? end : r->hi;
 }
 
 /* Numbers n1..n2 of r, printed with k digits after the lt digits that end
- * the prefix.  The canonical number is those lt digits followed by ours. */
+ * the prefix.  The key's number is those lt digits followed by ours; of
+ * more than MAX_DIGITS in all, the last MAX_DIGITS (see split_key). */
 static int class_piece (const struct run *r, size_t lt, uint64_t n1,
                         uint64_t n2, int k, bool padded, piece_f cb, void *arg)
 {
-    const char *t = r->stem + r->plen - lt;
+    size_t keep = lt + (size_t)k > MAX_DIGITS ? MAX_DIGITS - (size_t)k : lt;
+    const char *t = r->stem + r->plen - keep;
     struct seg pc = { .k = { .prefix = r->stem,
                              .suffix = run_suffix (r),
-                             .plen = (uint16_t)(r->plen - lt),
+                             .plen = (uint16_t)(r->plen - keep),
                              .slen = r->slen,
                              .num = true } };
-    uint64_t base = 0;
+    uint64_t base = digits_value (t, keep) * pow10_tab[k];
 
-    if (lt + (size_t)k > MAX_DIGITS)
-        return host_pieces (r, n1, n2, cb, arg);
     pc.k.head = head_of (pc.k.prefix, pc.k.plen);
-    if (lt > 0) {
-        base = digits_value (t, lt) * pow10_tab[k];
+    if (keep < lt)
+        pc.k.cls = MAX_DIGITS;
+    else if (lt > 0)
         pc.k.cls = t[0] == '0' ? (uint8_t)(lt + (size_t)k) : 0;
-    } else
+    else
         pc.k.cls = padded ? (uint8_t)k : 0;
     pc.lo = base + n1;
     pc.hi = base + n2;
@@ -1452,28 +1535,21 @@ static int class_piece (const struct run *r, size_t lt, uint64_t n1,
 }
 
 /* Pieces of r, whose prefix ends in lt digits that belong to the number. */
-static int range_pieces (const struct run *r, size_t lt, piece_f cb, void *arg)
+static int range_pieces (const struct run *r, size_t lt, bool by_digits,
+                         piece_f cb, void *arg)
 {
     uint64_t n = r->lo;
 
     for (;;) {
         int k;
         bool padded;
-        uint64_t end = print_class (r, lt, n, &k, &padded);
+        uint64_t end = print_class (r, by_digits, n, &k, &padded);
         if (class_piece (r, lt, n, end, k, padded, cb, arg) < 0)
             return -1;
         if (end == r->hi)
             return 0;
         n = end + 1;
     }
-}
-
-static bool has_digit (const char *s, size_t len)
-{
-    for (size_t i = 0; i < len; i++)
-        if (is_digit (s[i]))
-            return true;
-    return false;
 }
 
 static int nonum_piece (const struct run *r, bool spelled, piece_f cb,
@@ -1492,9 +1568,9 @@ static int nonum_piece (const struct run *r, bool spelled, piece_f cb,
     return cb (arg, &pc, 0, false);
 }
 
-/* The pieces of run r by canonical key, or by spelling when spelled
- * (prefix, suffix and padding class as written; a run is then at most a
- * padded and an unpadded piece). */
+/* The pieces of run r by split, or by spelling when spelled (prefix,
+ * suffix and padding class as written; a run is then at most a padded and
+ * an unpadded piece). */
 static int run_pieces (const struct run *r, bool spelled, piece_f cb, void *arg)
 {
     size_t lt = 0;
@@ -1502,12 +1578,12 @@ static int run_pieces (const struct run *r, bool spelled, piece_f cb, void *arg)
     if (!r->num)
         return nonum_piece (r, spelled, cb, arg);
     if (spelled)
-        return range_pieces (r, 0, cb, arg);
-    if (has_digit (run_suffix (r), r->slen))
-        return host_pieces (r, r->lo, r->hi, cb, arg);
+        return range_pieces (r, 0, false, cb, arg);
+    if (r->lo == r->hi && has_digit (run_suffix (r), r->slen))
+        return single_piece (r, cb, arg);
     while (lt < r->plen && is_digit (r->stem[r->plen - 1 - lt]))
         lt++;
-    return range_pieces (r, lt, cb, arg);
+    return range_pieces (r, lt, true, cb, arg);
 }
 
 struct builder {
@@ -1534,6 +1610,18 @@ static const char *arena_dup (struct index *ix, const char *s, size_t len)
     return p;
 }
 
+static void note_st (struct index *ix, const struct key *k)
+{
+    size_t st = lead_digits (k->suffix, k->slen);
+
+    ix->st[st / 64] |= 1ULL << (st % 64);
+}
+
+static bool st_used (const struct index *ix, size_t st)
+{
+    return st < 64 * ST_WORDS && (ix->st[st / 64] >> (st % 64)) & 1;
+}
+
 static int collect_piece (void *arg, const struct seg *pc, uint64_t n1,
                           bool transient)
 {
@@ -1554,6 +1642,8 @@ static int collect_piece (void *arg, const struct seg *pc, uint64_t n1,
         if (!s.k.prefix || !s.k.suffix)
             return -1;
     }
+    if (s.k.num)
+        note_st (b->ix, &s.k);
     b->v[b->n++] = s;
     return 0;
 }
@@ -1649,6 +1739,7 @@ static struct index *index_build (const struct rp_hostlist *hl, bool spelled)
     if (!(b.ix = calloc (1, sizeof (*b.ix))))
         return NULL;
     b.ix->spelled = spelled;
+    b.ix->off_split = !spelled && list_off_split (hl);
     for (size_t i = 0; i < hl->nruns; i++)
         if (run_pieces (&hl->runs[i], spelled, collect_piece, &b) < 0)
             goto error;
@@ -1688,11 +1779,63 @@ static bool seg_reaches (const struct index *ix, size_t i, const struct key *k,
     return i < ix->n && ix->segs[i].lo <= v && key_cmp (&ix->segs[i].k, k) == 0;
 }
 
-ssize_t rp_hostlist_find (const struct rp_hostlist *hl, const char *host)
+/* First position of host (k, v), or -1. */
+static int64_t find_key (const struct index *ix, const struct key *k,
+                         uint64_t v)
 {
+    size_t i = seg_search (ix, k, v);
+
+    if (!seg_reaches (ix, i, k, v))
+        return -1;
+    return ix->segs[i].off + (int64_t)v;
+}
+
+static void keep_least (int64_t *best, int64_t pos)
+{
+    if (pos >= 0 && (*best < 0 || pos < *best))
+        *best = pos;
+}
+
+/* Try the splits of name at its digit group [a, b): the whole group, and
+ * the group less the digits that begin the suffix of some key. */
+static void find_group (const struct index *ix, const char *name, size_t len,
+                        size_t a, size_t b, int64_t *best)
+{
+    for (size_t st = 0; st < b - a; st++) {
+        struct key k;
+        uint64_t v;
+        if (!st_used (ix, st))
+            continue;
+        split_key (name, len, a, b - st, &k, &v);
+        keep_least (best, find_key (ix, &k, v));
+    }
+}
+
+/* The first position of name, or -1: the least over its splits. */
+static int64_t find_name (const struct index *ix, const char *name, size_t len)
+{
+    int64_t best = -1;
     struct key k;
     uint64_t v;
-    size_t len, i;
+    size_t a, b = 0;
+
+    canon_key (name, len, &k, &v);
+    if (!k.num || !ix->off_split)
+        return find_key (ix, &k, v);
+    while (b < len) {
+        for (a = b; a < len && !is_digit (name[a]); a++)
+            ;
+        for (b = a; b < len && is_digit (name[b]); b++)
+            ;
+        find_group (ix, name, len, a, b, &best);
+    }
+    return best;
+}
+
+ssize_t rp_hostlist_find (const struct rp_hostlist *hl, const char *host)
+{
+    int64_t pos;
+    size_t len;
 
     if (!hl || !host) {
         errno = EINVAL;
@@ -1704,33 +1847,544 @@ ssize_t rp_hostlist_find (const struct rp_hostlist *hl, const char *host)
             return -1;
     }
     len = strnlen (host, RP_HOSTLIST_MAX_NAME + 1);
-    if (len > RP_HOSTLIST_MAX_NAME) {
+    if (len > RP_HOSTLIST_MAX_NAME
+        || (pos = find_name (hl->index, host, len)) < 0) {
         errno = ENOENT;
         return -1;
     }
-    canon_key (host, len, &k, &v);
-    i = seg_search (hl->index, &k, v);
-    if (!seg_reaches (hl->index, i, &k, v)) {
-        errno = ENOENT;
-        return -1;
+    return (ssize_t)pos;
+}
+
+/* Cross matching.  A host with several splits sits in an index under the
+ * key of the run that holds it.  So a piece is also compared with the
+ * segments of the same skeleton (its names with each digit group as one
+ * mark; compared by hash, since a collision only costs a comparison that
+ * finds nothing) whose split differs: digit group g, or digits st of the
+ * group left in the suffix.  With the same split the keys would be equal.
+ * Where the groups differ, a segment that shares a host with the piece has
+ * the piece's text on one side of its number (before it when its group
+ * comes first, after it otherwise) and the piece's text with a number of
+ * the piece's range on the other: the entries are sorted both ways, so
+ * such segments are found by binary search, not by trying all. */
+
+struct shape {
+    uint64_t hash; /* of the skeleton */
+    uint16_t g;    /* digit groups before the number's */
+    uint16_t st;   /* digits of the number's group in the suffix */
+};
+
+struct xent {
+    const struct seg *s;
+    struct shape sh;
+};
+
+/* Segments with a number by skeleton, split, then by prefix and suffix
+ * (byp) or by suffix and prefix (bys); the second side by length first. */
+struct cross {
+    struct xent *byp, *bys;
+    size_t n;
+};
+
+/* What an entry is compared with, up to level: 0 the skeleton, 1 the
+ * split, 2 the first side (fix), 3 the second (var). */
+struct probe {
+    struct shape sh;
+    const char *fix, *var;
+    size_t flen, vlen;
+    int level;
+};
+
+/* Byte i of prefix, a digit for the number, suffix. */
+static char key_char (const struct key *k, size_t i)
+{
+    if (i < k->plen)
+        return k->prefix[i];
+    if (i == k->plen)
+        return '0';
+    return k->suffix[i - k->plen - 1];
+}
+
+static void key_shape (const struct key *k, struct shape *sh)
+{
+    uint64_t h = 14695981039346656037ULL; /* FNV-1a */
+    size_t n = k->plen + 1u + k->slen;
+
+    for (size_t i = 0; i < n; i++) {
+        char c = key_char (k, i);
+        if (is_digit (c) && i > 0 && is_digit (key_char (k, i - 1)))
+            continue;
+        h = (h ^ (is_digit (c) ? 0u : (unsigned char)c)) * 1099511628211ULL;
     }
-    return (ssize_t)(hl->index->segs[i].off + (int64_t)v);
+    sh->hash = h;
+    sh->g = (uint16_t)count_groups (k->prefix, k->plen);
+    if (k->plen > 0 && is_digit (k->prefix[k->plen - 1]))
+        sh->g--; /* digits kept in the prefix: the number's group */
+    sh->st = (uint16_t)lead_digits (k->suffix, k->slen);
+}
+
+static int shape_cmp (const struct shape *a, const struct shape *b, int level)
+{
+    if (a->hash != b->hash)
+        return a->hash < b->hash ? -1 : 1;
+    if (level < 1 || (a->g == b->g && a->st == b->st))
+        return 0;
+    if (a->g != b->g)
+        return a->g < b->g ? -1 : 1;
+    return a->st < b->st ? -1 : 1;
+}
+
+static int xent_order (const struct xent *e, const struct probe *p,
+                       bool by_suffix)
+{
+    const struct key *k = &e->s->k;
+    const char *fix = by_suffix ? k->suffix : k->prefix;
+    const char *var = by_suffix ? k->prefix : k->suffix;
+    size_t flen = by_suffix ? k->slen : k->plen;
+    size_t vlen = by_suffix ? k->plen : k->slen;
+    int c = shape_cmp (&e->sh, &p->sh, p->level);
+
+    if (c != 0 || p->level < 2)
+        return c;
+    if ((c = bytes_cmp (fix, flen, p->fix, p->flen)) != 0 || p->level < 3)
+        return c;
+    if (vlen != p->vlen)
+        return vlen < p->vlen ? -1 : 1;
+    return memcmp (var, p->var, vlen);
+}
+
+static void probe_of (const struct xent *e, bool by_suffix, struct probe *p)
+{
+    const struct key *k = &e->s->k;
+
+    *p = (struct probe){ .sh = e->sh,
+                         .fix = by_suffix ? k->suffix : k->prefix,
+                         .flen = by_suffix ? k->slen : k->plen,
+                         .var = by_suffix ? k->prefix : k->suffix,
+                         .vlen = by_suffix ? k->plen : k->slen,
+                         .level = 3 };
+}
+
+static int xent_cmp_p (const void *a, const void *b)
+{
+    struct probe p;
+
+    probe_of (b, false, &p);
+    return xent_order (a, &p, false);
+}
+
+static int xent_cmp_s (const void *a, const void *b)
+{
+    struct probe p;
+
+    probe_of (b, true, &p);
+    return xent_order (a, &p, true);
+}
+
+/* The first entry of v[0..n) not before p, or with after the first after. */
+static size_t xent_bound (const struct xent *v, size_t n, const struct probe *p,
+                          bool by_suffix, bool after)
+{
+    size_t lo = 0, hi = n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = xent_order (&v[mid], p, by_suffix);
+        if (c < 0 || (after && c == 0))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void cross_free (struct cross *cx)
+{
+    free (cx->byp);
+    free (cx->bys);
+}
+
+/* The segments of ix with a number, sorted both ways. */
+static int cross_build (struct cross *cx, const struct index *ix)
+{
+    size_t size = (ix->n ? ix->n : 1) * sizeof (struct xent);
+
+    cx->byp = malloc (size);
+    cx->bys = malloc (size);
+    if (!cx->byp || !cx->bys)
+        return -1;
+    cx->n = 0;
+    for (size_t i = 0; i < ix->n; i++) {
+        if (!ix->segs[i].k.num)
+            continue;
+        cx->byp[cx->n].s = &ix->segs[i];
+        key_shape (&ix->segs[i].k, &cx->byp[cx->n++].sh);
+    }
+    memcpy (cx->bys, cx->byp, cx->n * sizeof (struct xent));
+    qsort (cx->byp, cx->n, sizeof (struct xent), xent_cmp_p);
+    qsort (cx->bys, cx->n, sizeof (struct xent), xent_cmp_s);
+    return 0;
+}
+
+/* The points vlo + i * vstep (i < count) of a piece that a segment holds,
+ * at positions q0 + i * qstep there. */
+struct item {
+    uint64_t vlo, vstep, count;
+    int64_t q0, qstep;
+};
+
+static int window_len (const struct key *k, uint64_t v)
+{
+    return k->cls ? k->cls : ndigits (v);
+}
+
+/* The name of number v of key k, printed len digits wide; its length. */
+static size_t key_name (const struct key *k, uint64_t v, int len, char *buf)
+{
+    size_t n = k->plen;
+
+    memcpy (buf, k->prefix, k->plen);
+    n += fmt_num (buf + n, v, len);
+    memcpy (buf + n, k->suffix, k->slen);
+    return n + k->slen;
+}
+
+/* The numbers of segment q printed len digits wide, in *w1..*w2. */
+static bool window_range (const struct seg *q, int len, uint64_t *w1,
+                          uint64_t *w2)
+{
+    uint64_t lo = q->lo, hi = q->hi;
+
+    if (len < 1 || len > MAX_DIGITS || (q->k.cls && len != q->k.cls))
+        return false;
+    if (!q->k.cls) {
+        uint64_t dlo = len == 1 ? 0 : pow10_tab[len - 1];
+        if (lo < dlo)
+            lo = dlo;
+        if (hi > pow10_tab[len] - 1)
+            hi = pow10_tab[len] - 1;
+    }
+    *w1 = lo;
+    *w2 = hi;
+    return lo <= hi;
+}
+
+/* Whether names np and nq (n bytes) with number windows [p0, p1) and
+ * [q0, q1) agree where both are fixed, and each has digits where the
+ * other's window is. */
+static bool windows_fit (const char *np, const char *nq, size_t n, size_t p0,
+                         size_t p1, size_t q0, size_t q1)
+{
+    for (size_t i = 0; i < n; i++) {
+        bool inp = i >= p0 && i < p1, inq = i >= q0 && i < q1;
+        if (!inp && !inq && np[i] != nq[i])
+            return false;
+        if (inp != inq && !is_digit (inp ? nq[i] : np[i]))
+            return false;
+    }
+    return true;
+}
+
+/* The digits of s in [w0, w1) as a number, with zeros in [o0, o1). */
+static uint64_t window_value (const char *s, size_t w0, size_t w1, size_t o0,
+                              size_t o1)
+{
+    uint64_t v = 0;
+
+    for (size_t i = w0; i < w1; i++)
+        v = v * 10 + (i >= o0 && i < o1 ? 0u : (uint64_t)(s[i] - '0'));
+    return v;
+}
+
+/* Narrow *s1..*s2 to the s with lo <= a + s * step <= hi. */
+static bool solve (uint64_t a, uint64_t step, uint64_t lo, uint64_t hi,
+                   uint64_t *s1, uint64_t *s2)
+{
+    uint64_t from = a >= lo ? 0 : (lo - a + step - 1) / step;
+
+    if (a > hi)
+        return false;
+    if (from > *s1)
+        *s1 = from;
+    if ((hi - a) / step < *s2)
+        *s2 = (hi - a) / step;
+    return *s1 <= *s2;
+}
+
+/* The hosts of piece p that segment q holds.  A host of both is p's name
+ * with q's fixed digits in p's window and p's in q's; where the windows
+ * overlap, the same digits s count in both numbers. */
+static bool cross_item (const struct seg *p, const struct seg *q,
+                        struct item *it)
+{
+    char np[NAME_BUF], nq[NAME_BUF];
+    int lp = window_len (&p->k, p->lo);
+    size_t n = p->k.plen + (size_t)lp + p->k.slen;
+    size_t p0 = p->k.plen, p1 = p0 + (size_t)lp, q0 = q->k.plen, q1, o0, o1;
+    int lq = (int)n - (int)q->k.plen - (int)q->k.slen;
+    uint64_t w1, w2, ap, aq, sp = 1, sq = 1, s1 = 0, s2 = 0;
+
+    if (!window_range (q, lq, &w1, &w2))
+        return false;
+    q1 = q0 + (size_t)lq;
+    key_name (&p->k, p->lo, lp, np);
+    key_name (&q->k, w1, lq, nq);
+    if (!windows_fit (np, nq, n, p0, p1, q0, q1))
+        return false;
+    o0 = p0 > q0 ? p0 : q0;
+    o1 = p1 < q1 ? p1 : q1;
+    if (o0 < o1) {
+        sp = pow10_tab[p1 - o1];
+        sq = pow10_tab[q1 - o1];
+        s2 = pow10_tab[o1 - o0] - 1;
+    } else
+        o1 = o0;
+    ap = window_value (nq, p0, p1, o0, o1);
+    aq = window_value (np, q0, q1, o0, o1);
+    if (!solve (ap, sp, p->lo, p->hi, &s1, &s2)
+        || !solve (aq, sq, w1, w2, &s1, &s2))
+        return false;
+    *it = (struct item){ .vlo = ap + s1 * sp,
+                         .vstep = sp,
+                         .count = s2 - s1 + 1,
+                         .q0 = q->off + (int64_t)(aq + s1 * sq),
+                         .qstep = (int64_t)sq };
+    return true;
+}
+
+/* Keep the points of it that occur earlier in the segment than in piece
+ * pc (the same list): false when none. */
+static bool item_earlier (const struct seg *pc, struct item *it)
+{
+    int64_t d0 = pc->off + (int64_t)it->vlo - it->q0;
+    int64_t dl = (int64_t)it->vstep - it->qstep;
+    uint64_t i1 = 0, i2 = it->count - 1;
+
+    if (d0 <= 0 && dl <= 0)
+        return false;
+    if (d0 <= 0)
+        i1 = (uint64_t)(-d0 / dl) + 1;
+    else if (dl < 0 && (uint64_t)((d0 - 1) / -dl) < i2)
+        i2 = (uint64_t)((d0 - 1) / -dl);
+    if (i1 > i2)
+        return false;
+    it->vlo += i1 * it->vstep;
+    it->q0 += (int64_t)i1 * it->qstep;
+    it->count = i2 - i1 + 1;
+    return true;
 }
 
 /* Filters: the hosts of a list that are in (KEEP_IN) or not in (KEEP_OUT)
  * an index, or that are the first of their name in their own index
- * (KEEP_FIRST), in order. */
+ * (KEEP_FIRST), in order.  Each piece marks the numbers that its own key's
+ * segments hold (in KEEP_FIRST: hold earlier), then those that segments
+ * of other splits hold, and keeps the marked or the unmarked ones. */
 
 enum keep { KEEP_IN, KEEP_OUT, KEEP_FIRST };
+
+struct mark {
+    uint64_t lo, hi;
+};
 
 struct filter {
     struct rp_hostlist *out;
     const struct index *ix;
+    const struct cross *cx; /* NULL: no host is off its canonical split */
     enum keep mode;
     const struct run *r;
+    struct mark *m;
+    size_t nm, alloc, nbase; /* marks; the first nbase by the own key */
 };
 
-/* Add the hosts of piece pc with canonical numbers v1..v2. */
+static int add_mark (struct filter *f, uint64_t lo, uint64_t hi)
+{
+    if (f->nm == f->alloc) {
+        size_t alloc = f->alloc ? f->alloc * 2 : 16;
+        struct mark *m = realloc (f->m, alloc * sizeof (*m));
+        if (!m)
+            return -1;
+        f->m = m;
+        f->alloc = alloc;
+    }
+    f->m[f->nm++] = (struct mark){ .lo = lo, .hi = hi };
+    return 0;
+}
+
+/* The first own-key mark that ends at or after v. */
+static size_t base_after (const struct filter *f, uint64_t v)
+{
+    size_t lo = 0, hi = f->nbase;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (f->m[mid].hi < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static int mark_points (struct filter *f, const struct item *it, uint64_t i,
+                        uint64_t last)
+{
+    for (; i <= last; i++) {
+        uint64_t v = it->vlo + i * it->vstep;
+        if (add_mark (f, v, v) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Mark the points of it, skipping those an own-key mark holds already, so
+ * that the work follows the result, not the segment. */
+static int mark_item (struct filter *f, const struct item *it)
+{
+    uint64_t i = 0;
+
+    if (it->vstep == 1)
+        return add_mark (f, it->vlo, it->vlo + it->count - 1);
+    while (i < it->count) {
+        uint64_t v = it->vlo + i * it->vstep, last = it->count - 1;
+        size_t j = base_after (f, v);
+        if (j < f->nbase && f->m[j].lo <= v) {
+            i = (f->m[j].hi - it->vlo) / it->vstep + 1;
+            continue;
+        }
+        if (j < f->nbase && (f->m[j].lo - 1 - it->vlo) / it->vstep < last)
+            last = (f->m[j].lo - 1 - it->vlo) / it->vstep;
+        if (mark_points (f, it, i, last) < 0)
+            return -1;
+        i = last + 1;
+    }
+    return 0;
+}
+
+/* Mark what the segments of pc's own key hold (in KEEP_FIRST: those that
+ * pc does not own). */
+static int base_marks (struct filter *f, const struct seg *pc)
+{
+    size_t i = seg_search (f->ix, &pc->k, pc->lo);
+
+    f->nm = 0;
+    for (; seg_reaches (f->ix, i, &pc->k, pc->hi); i++) {
+        const struct seg *s = &f->ix->segs[i];
+        uint64_t from = s->lo > pc->lo ? s->lo : pc->lo;
+        uint64_t to = s->hi < pc->hi ? s->hi : pc->hi;
+        if (f->mode == KEEP_FIRST && s->off == pc->off)
+            continue;
+        if (add_mark (f, from, to) < 0)
+            return -1;
+    }
+    f->nbase = f->nm;
+    return 0;
+}
+
+static int cross_one (struct filter *f, const struct seg *pc,
+                      const struct seg *q)
+{
+    struct item it;
+
+    if (!cross_item (pc, q, &it))
+        return 0;
+    if (f->mode == KEEP_FIRST && !item_earlier (pc, &it))
+        return 0;
+    return mark_item (f, &it);
+}
+
+/* Digit group g of name s (n bytes) in [*a, *b): false if none. */
+static bool group_at (const char *s, size_t n, size_t g, size_t *a, size_t *b)
+{
+    size_t i = 0;
+
+    for (;;) {
+        while (i < n && !is_digit (s[i]))
+            i++;
+        if (i == n)
+            return false;
+        *a = i;
+        while (i < n && is_digit (s[i]))
+            i++;
+        *b = i;
+        if (g-- == 0)
+            return true;
+    }
+}
+
+/* Compare pc with the entries of split qsh (another digit group) that
+ * share its names' text on one side of their number, and on the other
+ * side the text with a number of pc's range (see cross matching). */
+static int cross_split (struct filter *f, const struct seg *pc,
+                        const struct shape *psh, const struct shape *qsh)
+{
+    char lo[NAME_BUF], hi[NAME_BUF];
+    int lp = window_len (&pc->k, pc->lo);
+    size_t n = key_name (&pc->k, pc->lo, lp, lo), a, b, w0, w1, i;
+    bool by_suffix = qsh->g > psh->g;
+    const struct xent *v = by_suffix ? f->cx->bys : f->cx->byp;
+    struct probe p = { .sh = *qsh, .level = 3 };
+
+    key_name (&pc->k, pc->hi, lp, hi);
+    if (!group_at (lo, n, qsh->g, &a, &b) || b - a <= qsh->st)
+        return 0;
+    w1 = b - qsh->st;
+    w0 = w1 - a > MAX_DIGITS ? w1 - MAX_DIGITS : a;
+    p.fix = by_suffix ? lo + w1 : lo;
+    p.flen = by_suffix ? n - w1 : w0;
+    p.var = by_suffix ? lo : lo + w1;
+    p.vlen = by_suffix ? w0 : n - w1;
+    i = xent_bound (v, f->cx->n, &p, by_suffix, false);
+    p.var = by_suffix ? hi : hi + w1;
+    for (; i < f->cx->n && xent_order (&v[i], &p, by_suffix) <= 0; i++)
+        if (cross_one (f, pc, v[i].s) < 0)
+            return -1;
+    return 0;
+}
+
+/* Compare pc with the entries byp[i..j) of one split. */
+static int cross_bucket (struct filter *f, const struct seg *pc,
+                         const struct shape *psh, size_t i, size_t j)
+{
+    const struct shape *qsh = &f->cx->byp[i].sh;
+
+    if (qsh->g == psh->g && qsh->st == psh->st)
+        return 0;
+    if (qsh->g != psh->g)
+        return cross_split (f, pc, psh, qsh);
+    for (; i < j; i++)
+        if (cross_one (f, pc, f->cx->byp[i].s) < 0)
+            return -1;
+    return 0;
+}
+
+/* Mark what segments of pc's skeleton but another split hold. */
+static int cross_marks (struct filter *f, const struct seg *pc)
+{
+    struct probe p = { .level = 0 };
+    size_t i, end;
+
+    if (!f->cx || !pc->k.num)
+        return 0;
+    key_shape (&pc->k, &p.sh);
+    i = xent_bound (f->cx->byp, f->cx->n, &p, false, false);
+    end = xent_bound (f->cx->byp, f->cx->n, &p, false, true);
+    while (i < end) {
+        struct probe b = { .sh = f->cx->byp[i].sh, .level = 1 };
+        size_t j = i + xent_bound (f->cx->byp + i, end - i, &b, false, true);
+        if (cross_bucket (f, pc, &p.sh, i, j) < 0)
+            return -1;
+        i = j;
+    }
+    return 0;
+}
+
+static int mark_cmp (const void *a, const void *b)
+{
+    const struct mark *x = a, *y = b;
+
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Add the hosts of piece pc with key numbers v1..v2. */
 static int filter_emit (struct filter *f, const struct seg *pc, uint64_t n1,
                         uint64_t v1, uint64_t v2)
 {
@@ -1739,41 +2393,47 @@ static int filter_emit (struct filter *f, const struct seg *pc, uint64_t n1,
     return push (f->out, &sp, n1 + (v1 - pc->lo), n1 + (v2 - pc->lo));
 }
 
-static bool keep_covered (const struct filter *f, const struct seg *s,
-                          const struct seg *pc)
+/* Add the marked numbers of pc (KEEP_IN) or the others. */
+static int emit_marks (struct filter *f, const struct seg *pc, uint64_t n1)
 {
-    if (f->mode == KEEP_FIRST)
-        return s->off == pc->off;
-    return f->mode == KEEP_IN;
+    uint64_t x = pc->lo;
+    size_t i = 0;
+
+    if (f->nm > f->nbase)
+        qsort (f->m, f->nm, sizeof (*f->m), mark_cmp);
+    while (i < f->nm) {
+        uint64_t lo = f->m[i].lo, hi = f->m[i].hi;
+        for (i++; i < f->nm && f->m[i].lo <= hi + 1; i++)
+            hi = f->m[i].hi > hi ? f->m[i].hi : hi;
+        if (f->mode == KEEP_IN && filter_emit (f, pc, n1, lo, hi) < 0)
+            return -1;
+        if (f->mode != KEEP_IN && lo > x
+            && filter_emit (f, pc, n1, x, lo - 1) < 0)
+            return -1;
+        x = hi + 1;
+    }
+    if (f->mode != KEEP_IN && x <= pc->hi)
+        return filter_emit (f, pc, n1, x, pc->hi);
+    return 0;
 }
 
 static int filter_piece (void *arg, const struct seg *pc, uint64_t n1,
                          bool transient)
 {
     struct filter *f = arg;
-    bool keep_gap = f->mode != KEEP_IN;
-    uint64_t x = pc->lo;
-    size_t i = seg_search (f->ix, &pc->k, pc->lo);
 
-    for (; x <= pc->hi && seg_reaches (f->ix, i, &pc->k, pc->hi); i++) {
-        const struct seg *s = &f->ix->segs[i];
-        uint64_t from = s->lo > x ? s->lo : x;
-        uint64_t to = s->hi < pc->hi ? s->hi : pc->hi;
-        if (from > x && keep_gap && filter_emit (f, pc, n1, x, from - 1) < 0)
-            return -1;
-        if (keep_covered (f, s, pc) && filter_emit (f, pc, n1, from, to) < 0)
-            return -1;
-        x = to + 1;
-    }
-    if (x <= pc->hi && keep_gap)
-        return filter_emit (f, pc, n1, x, pc->hi);
-    return 0;
+    if (base_marks (f, pc) < 0 || cross_marks (f, pc) < 0)
+        return -1;
+    return emit_marks (f, pc, n1);
 }
 
 static struct rp_hostlist *filter_list (const struct rp_hostlist *a,
-                                        const struct index *ix, enum keep mode)
+                                        const struct index *ix,
+                                        const struct cross *cx, enum keep mode)
 {
-    struct filter f = { .out = rp_hostlist_create (), .ix = ix, .mode = mode };
+    struct filter f = {
+        .out = rp_hostlist_create (), .ix = ix, .cx = cx, .mode = mode
+    };
 
     if (!f.out)
         return NULL;
@@ -1781,27 +2441,35 @@ static struct rp_hostlist *filter_list (const struct rp_hostlist *a,
         f.r = &a->runs[i];
         if (run_pieces (f.r, ix->spelled, filter_piece, &f) < 0) {
             rp_hostlist_destroy (f.out);
-            return NULL;
+            f.out = NULL;
+            break;
         }
     }
+    free (f.m);
     return f.out;
 }
 
-/* The hosts of a kept by mode against b's canonical index (b's own when
- * built, else a temporary one), or its index of spellings. */
+/* The hosts of a kept by mode against b's index (b's own when built, else
+ * a temporary one), or its index of spellings.  Segments are cross
+ * matched only when a or b holds hosts off their canonical split. */
 static struct rp_hostlist *filter_by (const struct rp_hostlist *a,
                                       const struct rp_hostlist *b,
                                       enum keep mode, bool spelled)
 {
     struct index *tmp = NULL;
     const struct index *ix = b->index;
-    struct rp_hostlist *out;
+    struct cross cx = { 0 };
+    struct rp_hostlist *out = NULL;
+    bool cross;
 
     if (spelled || !ix)
         ix = tmp = index_build (b, spelled);
     if (!ix)
         return NULL;
-    out = filter_list (a, ix, mode);
+    cross = !spelled && (ix->off_split || list_off_split (a));
+    if (!cross || cross_build (&cx, ix) == 0)
+        out = filter_list (a, ix, cross ? &cx : NULL, mode);
+    cross_free (&cx);
     index_destroy (tmp);
     return out;
 }

@@ -5,8 +5,10 @@
  * A hostlist keeps its order and its duplicates.  It is stored as runs of
  * (prefix, numeric range, zero-padding width, suffix), so a list like
  * "node[0-16383]" costs one run, not 16384 strings.  Indexing (nth) is
- * O(log runs); find is O(log H) after a lazily built index over the hosts
- * (H = number of hosts); decode and encode are O(H) in the worst case.
+ * O(log runs); find is O(d log R) after a lazily built index over the runs
+ * (R runs, d digit groups in the name looked up); delete and the set
+ * operations cost in runs, never in hosts; decode and encode are O(H) in
+ * the worst case (H hosts written out one by one).
  *
  * Bound: a hostlist holds at most RP_HOSTLIST_MAX_HOSTS hosts.  Decoding or
  * appending beyond it fails with EOVERFLOW ("hostlist: ... expands past

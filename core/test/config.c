@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/paths.h"
 #include "respol/config.h"
 #include "respol/jobspec.h"
 #include "t/tap/tap.h"

@@ -11,9 +11,13 @@
  * (no host name, no property callback) and the depth bound.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "respol/constraint.h"
 #include "respol/idset.h"
@@ -337,6 +341,59 @@ static void test_hostlist_bound (void)
     json_decref (o);
 }
 
+/* Compile {"hostlist": [text]} and match host, in a child limited to
+ * 256 MiB of address space when the build allows it.  Returns 1 for a
+ * match, 0 for none, -1 when the child failed (out of memory or worse). */
+static int match_in_small_child (const char *text, const char *host, bool limit)
+{
+    pid_t pid = fork ();
+    int status;
+
+    if (pid == 0) {
+        struct rlimit rl = { 256UL << 20, 256UL << 20 };
+        json_t *o = json_pack ("{s:[s]}", "hostlist", text);
+        struct rp_constraint *c;
+
+        if (limit && setrlimit (RLIMIT_AS, &rl) < 0)
+            _exit (3);
+        if (!o || !(c = rp_constraint_compile (o, NULL)))
+            _exit (2);
+        _exit (rp_constraint_match (c, 0, host, NULL, NULL) ? 1 : 0);
+    }
+    if (pid < 0 || waitpid (pid, &status, 0) < 0 || !WIFEXITED (status))
+        return -1;
+    return WEXITSTATUS (status) <= 1 ? WEXITSTATUS (status) : -1;
+}
+
+/* A 30-byte hostlist whose suffix holds a digit used to be indexed host by
+ * host: 2^24 hosts took seconds and gigabytes to compile.  The child's
+ * address space is limited to 256 MiB, except under AddressSanitizer,
+ * which reserves far more than that for itself. */
+#if defined(__SANITIZE_ADDRESS__)
+#define LIMIT_ADDRESS_SPACE false
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LIMIT_ADDRESS_SPACE false
+#endif
+#endif
+#ifndef LIMIT_ADDRESS_SPACE
+#define LIMIT_ADDRESS_SPACE true
+#endif
+
+static void test_hostlist_digit_suffix_is_small (void)
+{
+    bool limit = LIMIT_ADDRESS_SPACE;
+
+    cmp_ok (match_in_small_child ("n[0-16777215]-e1", "n16777215-e1", limit),
+            ==, 1, "n[0-16777215]-e1 matches n16777215-e1 in 256 MiB");
+    cmp_ok (match_in_small_child ("n[0-16777215]-e1", "n5-e2", limit), ==, 0,
+            "and not n5-e2");
+    cmp_ok (match_in_small_child ("n[0-99]5", "n125", limit), ==, 1,
+            "n[0-99]5 matches n125 (split at the first digits)");
+    cmp_ok (match_in_small_child ("n[0-99]5", "n1005", limit), ==, 0,
+            "and not n1005");
+}
+
 static void test_filter (const struct rp_rset *r)
 {
     struct rp_constraint *c = compile ("{\"properties\": [\"ssd\"]}");
@@ -375,6 +432,7 @@ int main (void)
     test_direct ();
     test_depth ();
     test_hostlist_bound ();
+    test_hostlist_digit_suffix_is_small ();
     test_filter (r);
     rp_rset_destroy (r);
     return done_testing ();

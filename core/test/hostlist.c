@@ -6,13 +6,21 @@
  * function with its edge cases; hosts spelled in more than one way
  * ("foo[1]-eth2" and "foo1-eth2"); and sort, uniq, find, delete and the set
  * operations checked against a naive model (arrays of names) on random
- * lists with a fixed seed, so a failure always reproduces.
+ * lists with a fixed seed, so a failure always reproduces.  The
+ * test_digit_suffix_* tests guard names whose digits can be split in more
+ * than one way ("n[0-9]-e1" holds "n5-e1" by its first digit group, the
+ * plain name by its last): lookups and set operations across such lists,
+ * and a list of 2^24 such hosts looked up under a 256 MiB address space
+ * limit, which fails if anything is allocated per host.
  */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "respol/hostlist.h"
 #include "t/tap/tap.h"
@@ -1255,6 +1263,392 @@ static void test_random_spellings (void)
         ITERATIONS);
 }
 
+/* Names whose digits split in more than one way */
+
+static const struct find_case digit_finds[] = {
+    { "n[0-9]-e1,n5-e1", "n5-e1", 5 },
+    { "n5-e1,n[0-9]-e1", "n5-e1", 0 },
+    { "n5-e[0-9],n[0-9]-e1", "n5-e1", 1 },
+    { "n[0-9]-e1,n5-e[0-9]", "n5-e1", 5 },
+    { "n[0-9]-e1,n5-e[0-9]", "n5-e0", 10 },
+    { "n[0-9]-e1", "n5-e2", -1 },
+    { "n[0-9]-e1", "n5-e", -1 },
+    { "n[0-9]-e1", "n05-e1", -1 },
+    { "n[00-10]-e1", "n05-e1", 5 },
+    { "n[00-10]-e1", "n5-e1", -1 },
+    { "n[00-10]-e1", "n10-e1", 10 },
+    { "n[00-10]-e1", "n010-e1", -1 },
+    { "n1[0-9]-e1", "n15-e1", 5 },
+    { "n[10-19]-e1,n1[0-9]-e1", "n15-e1", 5 },
+    { "n[5]-e1,n5-e1", "n5-e1", 0 },
+    { "a1b[0-3]c2", "a1b2c2", 2 },
+    { "a1b[0-3]c2", "a1b2c3", -1 },
+    { "n[0-99]5", "n125", 12 },
+    { "n[0-99]5", "n05", 0 },
+    { "n[0-99]5", "n5", -1 },
+    { "n[0-99],n[0-9]5", "n05", 100 },
+    { "n[0-99],n[0-9]5", "n15", 15 },
+    { "n[0-9]5,n[0-99]", "n15", 1 },
+    { "n[0-9]-e1", "n[5]-e1", -1 },
+    { "n1234567890123456789[0-9]-e1", "n12345678901234567895-e1", 5 },
+    { "n1234567890123456789[0-9]-e1", "n1234567890123456789-e1", -1 },
+    { "n[1-3]1234567890123456789", "n21234567890123456789", 1 },
+    { "n[0-16777215]-e1", "n16777215-e1", 16777215 },
+    { "n[0-16777215]-e1", "n16777216-e1", -1 },
+};
+
+static void test_digit_suffix_find (void)
+{
+    for (size_t i = 0; i < sizeof (digit_finds) / sizeof (digit_finds[0]);
+         i++) {
+        const struct find_case *f = &digit_finds[i];
+        struct rp_hostlist *hl = dec (f->list);
+        ssize_t got;
+
+        errno = 0;
+        got = rp_hostlist_find (hl, f->host);
+        if (f->index < 0)
+            ok (got == -1 && errno == ENOENT, "\"%s\" is not in \"%s\"",
+                f->host, f->list);
+        else
+            cmp_ok (got, ==, f->index, "\"%s\" is at %zd in \"%s\"", f->host,
+                    f->index, f->list);
+        rp_hostlist_destroy (hl);
+    }
+}
+
+#define HOLES_0_99                                                             \
+    "n[0-14,16-24,26-34,36-44,46-54,56-64,66-74,76-84,86-94,96-99]"
+
+static const struct op_case digit_deletes[] = {
+    { "n[0-9]-e1", "n5-e1", "n[0-4,6-9]-e1" },
+    { "n[0-9]-e1,n5-e1", "n5-e[0-9]", "n[0-4,6-9]-e1" },
+    { "n5-e[0-9]", "n[0-9]-e1", "n5-e[0,2-9]" },
+    { "n[00-10]-e1", "n5-e1", "n[00-10]-e1" },
+    { "n[00-10]-e1", "n05-e1", "n[00-04,06-10]-e1" },
+    { "n[00-10]-e1", "n[0-9]-e1", "n[00-10]-e1" },
+    { "n1[0-9]-e1", "n[12-13]-e1", "n1[0-1,4-9]-e1" },
+    { "n[0-99]", "n[0-9]5", HOLES_0_99 },
+    { "n[0-9]5", "n[0-99]", "n05" },
+    { "n[0-9]-x12345678901234567890", "n5-x1234567890123456789[0-9]",
+      "n[0-4,6-9]-x12345678901234567890" },
+    { "n5-x1234567890123456789[0-9]", "n[0-9]-x12345678901234567890",
+      "n5-x1234567890123456789[1-9]" },
+    { "n[0-16777215]-e1", "n[1-16777214]-e1", "n[0,16777215]-e1" },
+    { "n[0-16777215]-e1", "n5-e[0-9]", "n[0-4,6-16777215]-e1" },
+};
+
+static void test_digit_suffix_delete (void)
+{
+    for (size_t i = 0; i < sizeof (digit_deletes) / sizeof (digit_deletes[0]);
+         i++) {
+        const struct op_case *d = &digit_deletes[i];
+        struct rp_hostlist *hl = dec (d->in);
+        size_t before = rp_hostlist_count (hl);
+        int n = rp_hostlist_delete (hl, d->arg, NULL);
+        ok (n >= 0 && (size_t)n == before - rp_hostlist_count (hl),
+            "delete \"%s\" from \"%s\" returns the number removed", d->arg,
+            d->in);
+        is (enc (hl), d->want, "and gives \"%s\"", d->want);
+        rp_hostlist_destroy (hl);
+    }
+}
+
+static const struct setop_case digit_setops[] = {
+    { "n[0-9]-e1", "n5-e1", "n[0-9]-e1", "n5-e1", "n[0-4,6-9]-e1",
+      "n[0-4,6-9]-e1" },
+    { "n5-e1", "n[0-9]-e1", "n[0-9]-e1", "n5-e1", "", "n[0-4,6-9]-e1" },
+    { "n[0-9]-e1", "n5-e[0-9]", "n[0-9]-e1,n5-e[0,2-9]", "n5-e1",
+      "n[0-4,6-9]-e1", "n[0-4,6-9]-e1,n5-e[0,2-9]" },
+    { "n[00-02]-e1", "n[0-2]-e1", "n0-e1,n00-e1,n1-e1,n01-e1,n2-e1,n02-e1", "",
+      "n[00-02]-e1", "n0-e1,n00-e1,n1-e1,n01-e1,n2-e1,n02-e1" },
+    { "n[00-10]-e1", "n5-e1,n05-e1", "n[00-10]-e1,n5-e1", "n05-e1",
+      "n[00-04,06-10]-e1", "n[00-04,06-10]-e1,n5-e1" },
+    { "n1[0-9]-e1", "n[10-19]-e1", "n[10-19]-e1", "n1[0-9]-e1", "", "" },
+    { "n[0-99]", "n[0-9]5", "n[0-99],n05", "n[15,25,35,45,55,65,75,85,95]",
+      HOLES_0_99, HOLES_0_99 ",n05" },
+    { "n[0-16777215]-e1", "n5-e1,n7-e1", "n[0-16777215]-e1", "n[5,7]-e1",
+      "n[0-4,6,8-16777215]-e1", "n[0-4,6,8-16777215]-e1" },
+    { "n[0-16777215]-e1", "n5-e[0-9]", NULL, "n5-e1", "n[0-4,6-16777215]-e1",
+      NULL },
+};
+
+static void test_digit_suffix_setops (void)
+{
+    for (size_t i = 0; i < sizeof (digit_setops) / sizeof (digit_setops[0]);
+         i++) {
+        const struct setop_case *s = &digit_setops[i];
+        struct rp_hostlist *a = dec (s->a), *b = dec (s->b), *r;
+
+        errno = 0;
+        check_setop ("union", r = rp_hostlist_union (a, b), s, s->u);
+        rp_hostlist_destroy (r);
+        check_setop ("intersect", r = rp_hostlist_intersect (a, b), s, s->i);
+        rp_hostlist_destroy (r);
+        check_setop ("minus", r = rp_hostlist_minus (a, b), s, s->m);
+        rp_hostlist_destroy (r);
+        errno = 0;
+        check_setop ("xor", r = rp_hostlist_xor (a, b), s, s->x);
+        rp_hostlist_destroy (r);
+        rp_hostlist_destroy (a);
+        rp_hostlist_destroy (b);
+    }
+}
+
+static const struct op_case digit_uniqs[] = {
+    { "n5-e1,n[0-9]-e1", NULL, "n[0-9]-e1" },
+    { "n[0-9]-e1,n5-e[0-9]", NULL, "n[0-9]-e1,n5-e[0,2-9]" },
+    { "n5-e[0-9],n[0-9]-e1", NULL, "n[0-9]-e1,n5-e[0,2-9]" },
+    { "n[00-10]-e1,n5-e1,n05-e1", NULL, "n[00-10]-e1,n5-e1" },
+    { "n[0-99],n[0-9]5", NULL, "n[0-99],n05" },
+    { "n[0-9]5,n[0-99]", NULL, "n[0-99],n05" },
+    { "n1[0-9]-e1,n[10-19]-e1,n15-e1", NULL, "n[10-19]-e1" },
+    { "n[15-19],n[1-2]5", NULL, "n[15-19],n25" },
+};
+
+static void test_digit_suffix_uniq (void)
+{
+    for (size_t i = 0; i < sizeof (digit_uniqs) / sizeof (digit_uniqs[0]);
+         i++) {
+        struct rp_hostlist *hl = dec (digit_uniqs[i].in);
+        ok (rp_hostlist_uniq (hl) == 0, "uniq \"%s\" works", digit_uniqs[i].in);
+        is (enc (hl), digit_uniqs[i].want, "and gives \"%s\"",
+            digit_uniqs[i].want);
+        rp_hostlist_destroy (hl);
+    }
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+
+#ifndef UNDER_ASAN
+/* In a child with at most 256 MiB of address space: 2^24 hosts of one
+ * run with a digit in its suffix take no memory per host to look up or to
+ * subtract from.  Returns the child's exit status (0: all held). */
+static int max_hosts_child (void)
+{
+    struct rlimit rl = { .rlim_cur = 256u << 20, .rlim_max = 256u << 20 };
+    struct rp_hostlist *hl, *b, *m;
+    int status = 1;
+
+    if (setrlimit (RLIMIT_AS, &rl) < 0)
+        return 2;
+    if (!(hl = rp_hostlist_decode ("n[0-16777215]-e1", NULL)))
+        return 3;
+    if (rp_hostlist_find (hl, "n16777215-e1") != MAX_HOSTS - 1)
+        return 4;
+    if (!(b = rp_hostlist_decode ("n5-e[0-9]", NULL)))
+        return 5;
+    m = rp_hostlist_minus (hl, b);
+    if (m && rp_hostlist_count (m) == MAX_HOSTS - 1
+        && rp_hostlist_delete (hl, "n[1-16777214]-e1", NULL) == MAX_HOSTS - 2)
+        status = 0;
+    rp_hostlist_destroy (m);
+    rp_hostlist_destroy (b);
+    rp_hostlist_destroy (hl);
+    return status;
+}
+
+static void max_hosts_limited (void)
+{
+    int status;
+    pid_t pid;
+
+    fflush (stdout);
+    if ((pid = fork ()) < 0)
+        BAIL_OUT ("fork: %s", strerror (errno));
+    if (pid == 0)
+        _exit (max_hosts_child ());
+    if (waitpid (pid, &status, 0) < 0)
+        BAIL_OUT ("waitpid: %s", strerror (errno));
+    ok (WIFEXITED (status) && WEXITSTATUS (status) == 0,
+        "with 256 MiB of address space, n[0-16777215]-e1 decodes, finds, "
+        "subtracts and deletes (status %d)",
+        WIFEXITED (status) ? WEXITSTATUS (status) : -1);
+}
+#endif
+
+static void test_digit_suffix_max_hosts (void)
+{
+    struct rp_hostlist *hl = dec ("n[0-16777215]-e1");
+
+    cmp_ok (rp_hostlist_find (hl, "n16777215-e1"), ==, MAX_HOSTS - 1,
+            "n16777215-e1 is the last of n[0-16777215]-e1");
+    cmp_ok (rp_hostlist_find (hl, "n0-e1"), ==, 0, "n0-e1 is the first");
+    rp_hostlist_destroy (hl);
+#ifdef UNDER_ASAN
+    skip (1, "the address sanitizer needs more than 256 MiB of address space");
+#else
+    max_hosts_limited ();
+#endif
+}
+
+/* Random lists whose names split in several ways, against the model.
+ * Union, intersect, xor and uniq are sorted by spelling, which the model
+ * does not know: they are checked as multisets, and uniq as sorted. */
+
+#define DIGIT_ROUNDS 10000
+
+static void digit_expr (char *expr, size_t size, struct model *m,
+                        unsigned int lo, unsigned int len)
+{
+    unsigned int c = rnd (3);
+    int w = rnd (4) == 0 ? 2 : 0;
+    char p[32], s[32];
+
+    switch (rnd (11)) {
+    case 0:
+        snprintf (p, sizeof (p), "n");
+        snprintf (s, sizeof (s), "-e%u", c);
+        break;
+    case 1:
+        snprintf (p, sizeof (p), "n%u-e", c + 4);
+        snprintf (s, sizeof (s), "%s", "");
+        break;
+    case 2:
+        snprintf (p, sizeof (p), "n");
+        snprintf (s, sizeof (s), "%u", c + 4);
+        break;
+    case 3:
+        snprintf (p, sizeof (p), "n%u", c);
+        snprintf (s, sizeof (s), "-e%u", c);
+        break;
+    case 4:
+        snprintf (p, sizeof (p), "x1234567890123456%u", c);
+        snprintf (s, sizeof (s), "%s", "");
+        break;
+    case 5:
+        snprintf (p, sizeof (p), "r%u-n", c);
+        snprintf (s, sizeof (s), "-e1");
+        break;
+    case 6:
+        snprintf (p, sizeof (p), "r");
+        snprintf (s, sizeof (s), "-n%u-e1", c + 4);
+        break;
+    case 7:
+        snprintf (p, sizeof (p), "n");
+        snprintf (s, sizeof (s), "%u5", c + 4);
+        break;
+    case 8:
+        snprintf (p, sizeof (p), "y");
+        snprintf (s, sizeof (s), "-123456789012345678%u", c);
+        break;
+    case 9:
+        snprintf (p, sizeof (p), "y%u-123456789012345678", c);
+        snprintf (s, sizeof (s), "%s", "");
+        break;
+    default:
+        snprintf (p, sizeof (p), "x1234567890123456");
+        snprintf (s, sizeof (s), "%u", c);
+        break;
+    }
+    snprintf (expr, size, "%s[%0*u-%u]%s", p, w, lo, lo + len - 1, s);
+    model_range (m, p, w, lo, len, s);
+}
+
+static void random_digit_list (struct rp_hostlist *hl, struct model *m)
+{
+    int runs = rnd (7);
+
+    m->n = 0;
+    for (int k = 0; k < runs; k++) {
+        unsigned int lo = rnd (14), len = 1 + rnd (6);
+        char expr[128];
+        if (m->n + len > MAXN)
+            break;
+        if (rnd (5) == 0) {
+            snprintf (expr, sizeof (expr), "n%u-e%u", lo, rnd (3));
+            snprintf (m->h[m->n++].name, 32, "%s", expr);
+        } else if (rnd (5) == 0) {
+            snprintf (expr, sizeof (expr), "r%u-n%u-e1", rnd (3), lo);
+            snprintf (m->h[m->n++].name, 32, "%s", expr);
+        } else
+            digit_expr (expr, sizeof (expr), m, lo, len);
+        if (rp_hostlist_append (hl, expr, NULL) < 0)
+            BAIL_OUT ("append %s failed", expr);
+    }
+}
+
+/* uniq of hl: the model's names, and sorted already. */
+static int digit_uniq (const struct rp_hostlist *hl, const struct model *m)
+{
+    struct rp_hostlist *u = rp_hostlist_copy (hl), *s;
+    struct model mu = *m;
+    int bad;
+
+    model_uniq (&mu);
+    bad = rp_hostlist_uniq (u) != 0 || !same_multiset (u, &mu);
+    s = rp_hostlist_copy (u);
+    bad += rp_hostlist_sort (s) != 0 || !rp_hostlist_equal (s, u);
+    rp_hostlist_destroy (s);
+    rp_hostlist_destroy (u);
+    return bad;
+}
+
+static int digit_round (void)
+{
+    struct rp_hostlist *a = rp_hostlist_create (), *b = rp_hostlist_create ();
+    struct rp_hostlist *u, *i, *m, *x, *d;
+    struct model ma, mb, mu, mi, mm, mx, t;
+    char *bs;
+    int bad = 0;
+
+    random_digit_list (a, &ma);
+    random_digit_list (b, &mb);
+    mu = ma;
+    model_cat (&mu, &mb);
+    model_uniq (&mu);
+    model_filter (&ma, &mb, true, &mi);
+    model_uniq (&mi);
+    model_filter (&ma, &mb, false, &mm);
+    model_filter (&mb, &ma, false, &t);
+    mx = mm;
+    model_cat (&mx, &t);
+    model_uniq (&mx);
+    bad += !same_multiset (u = rp_hostlist_union (a, b), &mu);
+    bad += !same_multiset (i = rp_hostlist_intersect (a, b), &mi);
+    bad += !matches (m = rp_hostlist_minus (a, b), &mm);
+    bad += !same_multiset (x = rp_hostlist_xor (a, b), &mx);
+    bs = rp_hostlist_encode (b);
+    d = rp_hostlist_copy (a);
+    bad += !bs || rp_hostlist_delete (d, bs, NULL) < 0 || !matches (d, &mm);
+    for (size_t k = 0; k < ma.n; k++)
+        bad += rp_hostlist_find (a, ma.h[k].name)
+               != model_find (&ma, ma.h[k].name);
+    for (size_t k = 0; k < mb.n; k++)
+        bad += rp_hostlist_find (a, mb.h[k].name)
+               != model_find (&ma, mb.h[k].name);
+    bad += digit_uniq (a, &ma);
+    if (bad)
+        diag ("digit splits disagree: \"%s\" and \"%s\"", enc (a), enc (b));
+    free (bs);
+    rp_hostlist_destroy (d);
+    rp_hostlist_destroy (u);
+    rp_hostlist_destroy (i);
+    rp_hostlist_destroy (m);
+    rp_hostlist_destroy (x);
+    rp_hostlist_destroy (a);
+    rp_hostlist_destroy (b);
+    return bad;
+}
+
+static void test_digit_suffix_random (void)
+{
+    int bad = 0;
+
+    for (int k = 0; k < DIGIT_ROUNDS && !bad; k++)
+        bad = digit_round ();
+    ok (bad == 0,
+        "%d rounds of names split in several ways agree with a "
+        "naive model",
+        DIGIT_ROUNDS);
+}
+
 int main (void)
 {
     plan (NO_PLAN);
@@ -1273,5 +1667,11 @@ int main (void)
     test_setops ();
     test_random ();
     test_random_spellings ();
+    test_digit_suffix_find ();
+    test_digit_suffix_delete ();
+    test_digit_suffix_setops ();
+    test_digit_suffix_uniq ();
+    test_digit_suffix_max_hosts ();
+    test_digit_suffix_random ();
     return done_testing ();
 }

@@ -10,10 +10,10 @@
  * xor are checked against each other and against find.  Any disagreement
  * calls abort() so libFuzzer keeps the input.
  *
- * Work that is proportional to the number of hosts (expand, checking
- * every host, an index of a list whose suffix holds a digit) is only done
- * on lists of at most MAX_CHECKED hosts, so that "n[0-16777215]-x1" stays
- * fast; the library's own cost on such a list is measured by the bench.
+ * The harness's own checks that are proportional to the number of hosts
+ * (expand, checking every host against find) are only done on lists of at
+ * most MAX_CHECKED hosts, so that "n[0-16777215]-x1" stays fast; the
+ * library itself never works per host on such a list.
  */
 #include <errno.h>
 #include <stdint.h>
