@@ -188,9 +188,9 @@ test_expect_success 'an unknown profile is a usage error' '
 	test_expect_code 2 respol jobspec validate --profile=v2 v1.yaml 2>err &&
 	grep "^respol: jobspec: validate: unknown profile .v2.$" err
 '
-test_expect_success '--profile needs an argument' '
+test_expect_success '--profile requires an argument' '
 	test_expect_code 2 respol jobspec validate --profile 2>err &&
-	grep "^respol: jobspec: validate: option .--profile. needs an argument$" err
+	grep "^respol: jobspec: validate: option .--profile. requires an argument$" err
 '
 test_expect_success 'validate takes no --json' '
 	test_expect_code 2 respol jobspec validate --json v1.yaml 2>err &&

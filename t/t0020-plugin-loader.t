@@ -63,8 +63,8 @@ test_expect_success 'an unknown option is a usage error' '
 Try '"'"'respol plugin --help'"'"' for more information." \
 		respol plugin list --yaml
 '
-test_expect_success '--config needs an argument' '
-	test_error 2 "respol: plugin: list: option '"'"'--config'"'"' needs an argument
+test_expect_success '--config requires an argument' '
+	test_error 2 "respol: plugin: list: option '"'"'--config'"'"' requires an argument
 Try '"'"'respol plugin --help'"'"' for more information." \
 		respol plugin list --config
 '

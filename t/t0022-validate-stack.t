@@ -65,8 +65,8 @@ test_expect_success 'validate --help shows --config and --print' '
 	grep "^      --config=FILE   the plugin configuration whose validator stack runs$" out &&
 	grep "^      --print         print the jobspec as amended by the stack, as YAML$" out
 '
-test_expect_success '--config needs an argument' '
-	test_error 2 "respol: jobspec: validate: option '"'"'--config'"'"' needs an argument
+test_expect_success '--config requires an argument' '
+	test_error 2 "respol: jobspec: validate: option '"'"'--config'"'"' requires an argument
 Try '"'"'respol jobspec --help'"'"' for more information." \
 		respol jobspec validate --config
 '

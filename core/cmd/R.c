@@ -69,39 +69,14 @@ static const char *lib_text (const rp_error_t *error)
     return error->text;
 }
 
-/* Is arg (len bytes, maybe abbreviated) a long flag whose value is optopt?
- * getopt_long says '?' with optopt set for "--flag=value". */
-static bool is_long_flag (const struct option *opts, const char *arg,
-                          size_t len)
-{
-    for (const struct option *o = opts; o->name; o++)
-        if (!strncmp (o->name, arg, len) && o->has_arg == no_argument
-            && o->val == optopt)
-            return true;
-    return false;
-}
-
 /* Report the option getopt_long just rejected (c is '?' or ':'). */
 static void bad_option (const struct r_cmd *cmd, int c, char **argv)
 {
-    const char *arg = argv[optind - 1];
-    bool is_long = !strncmp (arg, "--", 2);
-    size_t len = strcspn (arg, "=");
+    char buf[CMD_OPTION_ERROR_SIZE];
 
-    if (c == ':' && is_long)
-        cmd_usage_error (SUB, "%s: option '%.*s' requires an argument",
-                         cmd->name, (int)len, arg);
-    if (c == ':')
-        cmd_usage_error (SUB, "%s: option '-%c' requires an argument",
-                         cmd->name, optopt);
-    if (is_long && arg[len] == '=' && optopt != 0
-        && is_long_flag (cmd->opts, arg + 2, len - 2))
-        cmd_usage_error (SUB, "%s: option '%.*s' takes no argument", cmd->name,
-                         (int)len, arg);
-    if (optopt == 0)
-        cmd_usage_error (SUB, "%s: unknown option '%.*s'", cmd->name, (int)len,
-                         arg);
-    cmd_usage_error (SUB, "%s: unknown option '-%c'", cmd->name, optopt);
+    cmd_usage_error (SUB, "%s: %s", cmd->name,
+                     cmd_option_error (buf, sizeof (buf), c, argv,
+                                       cmd->optstring, cmd->opts));
 }
 
 static void usage_cmd (const struct r_cmd *c);
@@ -660,8 +635,7 @@ static void print_short (const char *sub, const struct rp_rset *r)
     if (!o)
         cmd_die (SUB, "%s: %s", sub, strerror (errno));
     rlite = json_object_get (json_object_get (o, "execution"), "R_lite");
-    json_array_foreach (rlite, i, entry)
-    {
+    json_array_foreach (rlite, i, entry) {
         if (i > 0)
             printf (" ");
         print_group (sub, entry);

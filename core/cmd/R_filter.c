@@ -116,21 +116,17 @@ static const struct option longopts[] = {
 
 static void parse_options (int argc, char **argv)
 {
+    char buf[CMD_OPTION_ERROR_SIZE];
     int c;
 
     optind = 0;
     opterr = 0;
     while ((c = getopt_long (argc, argv, "+h", longopts, NULL)) != -1) {
-        if (c == 'h') {
-            usage (stdout);
-            exit (0);
-        }
-        if (optopt == 'h')
-            usage_error ("option '--help' takes no argument");
-        if (optopt != 0)
-            usage_error ("unknown option '-%c'", optopt);
-        usage_error ("unknown option '%.*s'",
-                     (int)strcspn (argv[optind - 1], "="), argv[optind - 1]);
+        if (c != 'h')
+            usage_error ("%s", cmd_option_error (buf, sizeof (buf), c, argv,
+                                                 "+h", longopts));
+        usage (stdout);
+        exit (0);
     }
 }
 

@@ -7,6 +7,7 @@
 #ifndef RESPOL_CMD_H
 #define RESPOL_CMD_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -37,6 +38,21 @@ void cmd_usage_error (const char *sub, const char *fmt, ...)
 /* Print "respol: SUB: message" on stderr, no exit. */
 void cmd_warn (const char *sub, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
+
+/* The message for the option getopt_long just rejected (it returned c,
+ * '?' or ':'), written into buf (size > 0): "unknown option '--foo'",
+ * "unknown option '-x'", "option '--config' requires an argument",
+ * "option '-n' requires an argument", "option '--json' takes no
+ * argument".  Call it before getopt_long is called again.  argv is the
+ * NULL terminated vector given to getopt_long; optstring and longopts are
+ * those given to it (they tell a missing argument from an unknown option
+ * when optstring does not start with ':').  CMD_OPTION_ERROR_SIZE fits
+ * any message but that of an absurdly long option, which is cut.
+ * Returns buf. */
+#define CMD_OPTION_ERROR_SIZE 256
+const char *cmd_option_error (char *buf, size_t size, int c, char **argv,
+                              const char *optstring,
+                              const struct option *longopts);
 
 /* Read all of stream into a NUL terminated buffer (caller frees), dying
  * with a message on error or when it exceeds CMD_INPUT_MAX bytes. */

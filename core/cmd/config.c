@@ -149,17 +149,16 @@ static int run_check (const char *path, bool verbose)
     return 0;
 }
 
-static void bad_option (const char *prefix, char **argv)
-{
-    const char *arg = argv[optind - 1];
-    const char *eq = strchr (arg, '=');
+#define SHORTOPTS "+hv"
 
-    if (optopt > 0 && optopt < 256)
-        cmd_usage_error (SUB, "%sunknown option '-%c'", prefix, optopt);
-    if (optopt != 0 && eq)
-        cmd_usage_error (SUB, "%soption '%.*s' takes no argument", prefix,
-                         (int)(eq - arg), arg);
-    cmd_usage_error (SUB, "%sunknown option '%s'", prefix, arg);
+/* Report the option getopt_long just rejected. */
+static void bad_option (const char *prefix, int c, char **argv)
+{
+    char buf[CMD_OPTION_ERROR_SIZE];
+
+    cmd_usage_error (
+        SUB, "%s%s", prefix,
+        cmd_option_error (buf, sizeof (buf), c, argv, SHORTOPTS, opts));
 }
 
 /* Parse options of argv; returns whether --verbose was given. */
@@ -170,13 +169,13 @@ static bool parse_options (const char *prefix, int argc, char **argv)
 
     optind = 0;
     opterr = 0;
-    while ((c = getopt_long (argc, argv, "+hv", opts, NULL)) != -1) {
+    while ((c = getopt_long (argc, argv, SHORTOPTS, opts, NULL)) != -1) {
         if (c == 'h' || c == OPT_HELP) {
             usage (stdout);
             exit (0);
         }
         if (c == '?')
-            bad_option (prefix, argv);
+            bad_option (prefix, c, argv);
         verbose = true;
     }
     return verbose;

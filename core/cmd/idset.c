@@ -184,18 +184,17 @@ static const struct option help_opts[] = {
     { NULL, 0, NULL, 0 },
 };
 
-/* Report the option getopt_long just rejected. */
-static void bad_option (const char *prefix, char **argv)
-{
-    const char *arg = argv[optind - 1];
-    const char *eq = strchr (arg, '=');
+#define SHORTOPTS "+h"
 
-    if (optopt > 0 && optopt < 256)
-        cmd_usage_error (SUB, "%sunknown option '-%c'", prefix, optopt);
-    if (optopt != 0 && eq)
-        cmd_usage_error (SUB, "%soption '%.*s' takes no argument", prefix,
-                         (int)(eq - arg), arg);
-    cmd_usage_error (SUB, "%sunknown option '%s'", prefix, arg);
+/* Report the option getopt_long just rejected (it returned c). */
+static void bad_option (const char *prefix, int c, char **argv,
+                        const struct option *opts)
+{
+    char buf[CMD_OPTION_ERROR_SIZE];
+
+    cmd_usage_error (
+        SUB, "%s%s", prefix,
+        cmd_option_error (buf, sizeof (buf), c, argv, SHORTOPTS, opts));
 }
 
 /* Parse the options of cmd; return the encoding flags. */
@@ -210,7 +209,7 @@ static int parse_options (const struct idset_cmd *cmd, int argc, char **argv)
     snprintf (prefix, sizeof (prefix), "%s: ", cmd->name);
     optind = 0;
     opterr = 0;
-    while ((c = getopt_long (argc, argv, "+h", opts, NULL)) != -1) {
+    while ((c = getopt_long (argc, argv, SHORTOPTS, opts, NULL)) != -1) {
         if (c == 'h' || c == OPT_HELP) {
             usage_cmd (stdout, cmd);
             exit (0);
@@ -219,7 +218,7 @@ static int parse_options (const struct idset_cmd *cmd, int argc, char **argv)
         } else if (c == OPT_BRACKETS) {
             flags |= RP_IDSET_BRACKETS;
         } else {
-            bad_option (prefix, argv);
+            bad_option (prefix, c, argv, opts);
         }
     }
     return flags;
@@ -250,9 +249,9 @@ int cmd_idset (int argc, char **argv)
 
     optind = 0;
     opterr = 0;
-    while ((c = getopt_long (argc, argv, "+h", help_opts, NULL)) != -1) {
+    while ((c = getopt_long (argc, argv, SHORTOPTS, help_opts, NULL)) != -1) {
         if (c != 'h' && c != OPT_HELP)
-            bad_option ("", argv);
+            bad_option ("", c, argv, help_opts);
         usage (stdout);
         return 0;
     }

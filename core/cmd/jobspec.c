@@ -332,7 +332,8 @@ static int run_summary (const struct options *o, int argc, char **argv)
 /* --- options and dispatch ----------------------------------------------- */
 
 /* Long-only options have values >= 256, so a rejected option whose optopt
- * is below 256 was a short one. */
+ * is above OPT_HELP was one of the long options that not every subcommand
+ * takes. */
 enum { OPT_HELP = 256, OPT_PROFILE, OPT_JSON, OPT_YAML, OPT_CONFIG, OPT_PRINT };
 
 static const struct option all_opts[] = {
@@ -344,24 +345,6 @@ static const struct option all_opts[] = {
     { "print", no_argument, NULL, OPT_PRINT },
     { NULL, 0, NULL, 0 },
 };
-
-/* Report the option getopt_long just rejected. */
-static void bad_option (const char *prefix, char **argv)
-{
-    const char *arg = argv[optind - 1];
-    const char *eq = strchr (arg, '=');
-
-    if (optopt > 0 && optopt < 256)
-        cmd_usage_error (SUB, "%sunknown option '-%c'", prefix, optopt);
-    if (optopt == OPT_CONFIG)
-        cmd_usage_error (SUB, "%soption '--config' needs an argument", prefix);
-    if (optopt == OPT_PROFILE)
-        cmd_usage_error (SUB, "%soption '--profile' needs an argument", prefix);
-    if (optopt != 0 && eq)
-        cmd_usage_error (SUB, "%soption '%.*s' takes no argument", prefix,
-                         (int)(eq - arg), arg);
-    cmd_usage_error (SUB, "%sunknown option '%s'", prefix, arg);
-}
 
 static const char *option_name (int opt)
 {
@@ -381,6 +364,24 @@ static bool takes (const struct jobspec_cmd *cmd, int opt)
     if (opt == OPT_JSON)
         return cmd->run != run_validate;
     return cmd->run == run_convert;
+}
+
+#define SHORTOPTS "+h"
+
+/* Report the option getopt_long just rejected (it returned c).  An option
+ * of all_opts that cmd (NULL: none) does not take is unknown, whatever
+ * else was wrong with it. */
+static void bad_option (const struct jobspec_cmd *cmd, const char *prefix,
+                        int c, char **argv, const struct option *opts)
+{
+    char buf[CMD_OPTION_ERROR_SIZE];
+
+    if (cmd && optopt > OPT_HELP && !takes (cmd, optopt))
+        cmd_usage_error (SUB, "%sunknown option '--%s'", prefix,
+                         option_name (optopt));
+    cmd_usage_error (
+        SUB, "%s%s", prefix,
+        cmd_option_error (buf, sizeof (buf), c, argv, SHORTOPTS, opts));
 }
 
 static void set_option (const struct jobspec_cmd *cmd, struct options *o,
@@ -408,13 +409,13 @@ static void parse_options (const struct jobspec_cmd *cmd, struct options *o,
     snprintf (prefix, sizeof (prefix), "%s: ", cmd->name);
     optind = 0;
     opterr = 0;
-    while ((c = getopt_long (argc, argv, "+h", all_opts, NULL)) != -1) {
+    while ((c = getopt_long (argc, argv, SHORTOPTS, all_opts, NULL)) != -1) {
         if (c == 'h' || c == OPT_HELP) {
             usage_cmd (stdout, cmd);
             exit (0);
         }
         if (c == '?')
-            bad_option (prefix, argv);
+            bad_option (cmd, prefix, c, argv, all_opts);
         if (!takes (cmd, c))
             cmd_usage_error (SUB, "%sunknown option '--%s'", prefix,
                              option_name (c));
@@ -451,9 +452,9 @@ int cmd_jobspec (int argc, char **argv)
 
     optind = 0;
     opterr = 0;
-    while ((c = getopt_long (argc, argv, "+h", help_opts, NULL)) != -1) {
+    while ((c = getopt_long (argc, argv, SHORTOPTS, help_opts, NULL)) != -1) {
         if (c != 'h' && c != OPT_HELP)
-            bad_option ("", argv);
+            bad_option (NULL, "", c, argv, help_opts);
         usage (stdout);
         return 0;
     }

@@ -264,8 +264,7 @@ static void env_remove (json_t *vars, const char *pattern)
     json_t *value;
     void *tmp;
 
-    json_object_foreach_safe (vars, tmp, key, value)
-    {
+    json_object_foreach_safe (vars, tmp, key, value) {
         if (fnmatch (pattern, key, 0) == 0)
             json_object_del (vars, key);
     }
@@ -301,8 +300,7 @@ static void env_warn_skipped (const struct env *env)
     const char *key;
     json_t *value;
 
-    json_object_foreach (env->skipped, key, value)
-    {
+    json_object_foreach (env->skipped, key, value) {
         cmd_warn (SUB,
                   "create: environment: %s: value is not valid UTF-8, "
                   "not copied",
@@ -341,25 +339,13 @@ static const struct option longopts[] = {
 
 #define SHORTOPTS "+:N:n:c:g:xt:q:o:S:h"
 
-/* Report the option getopt_long just rejected.  optopt is 0 for an
- * unknown long option, an unknown character for an unknown short one, and
- * the option's own value for a known option that got a value it does not
- * take ("--exclusive=1") or lacks the value it needs. */
+/* Report the option getopt_long just rejected (it returned c). */
 static void bad_option (int c, char **argv)
 {
-    const char *arg = argv[optind - 1];
-    int len = (int)strcspn (arg, "=");
-    bool known = optopt != 0 && (optopt >= 256 || strchr (SHORTOPTS, optopt));
+    char buf[CMD_OPTION_ERROR_SIZE];
 
-    if (c == ':' && !strncmp (arg, "--", 2))
-        usage_error ("option '%s' requires an argument", arg);
-    if (c == ':')
-        usage_error ("option '-%c' requires an argument", optopt);
-    if (known)
-        usage_error ("option '%.*s' takes no argument", len, arg);
-    if (optopt != 0)
-        usage_error ("unknown option '-%c'", optopt);
-    usage_error ("unknown option '%.*s'", len, arg);
+    usage_error ("%s", cmd_option_error (buf, sizeof (buf), c, argv, SHORTOPTS,
+                                         longopts));
 }
 
 static void add_requires (struct create *cr, const char *query)
@@ -517,8 +503,7 @@ static json_t *make_constraints (const json_t *list)
         return json_incref (json_array_get (list, 0));
     if (!(values = json_array ()))
         nomem ();
-    json_array_foreach (list, i, c)
-    {
+    json_array_foreach (list, i, c) {
         const json_t *and = json_object_get (c, "and");
         int rc = json_object_size (c) == 1 && and
                      ? json_array_extend (values, (json_t *)and)

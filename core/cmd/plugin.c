@@ -237,19 +237,16 @@ static int run_info (const struct options *o, int argc, char **argv)
 
 /* --- options and dispatch ----------------------------------------------- */
 
-static void bad_option (const char *prefix, char **argv)
-{
-    const char *arg = argv[optind - 1];
-    const char *eq = strchr (arg, '=');
+#define SHORTOPTS "+h"
 
-    if (optopt > 0 && optopt < 256)
-        cmd_usage_error (SUB, "%sunknown option '-%c'", prefix, optopt);
-    if (optopt == OPT_CONFIG)
-        cmd_usage_error (SUB, "%soption '--config' needs an argument", prefix);
-    if (optopt != 0 && eq)
-        cmd_usage_error (SUB, "%soption '%.*s' takes no argument", prefix,
-                         (int)(eq - arg), arg);
-    cmd_usage_error (SUB, "%sunknown option '%s'", prefix, arg);
+/* Report the option getopt_long just rejected (it returned c). */
+static void bad_option (const char *prefix, int c, char **argv)
+{
+    char buf[CMD_OPTION_ERROR_SIZE];
+
+    cmd_usage_error (
+        SUB, "%s%s", prefix,
+        cmd_option_error (buf, sizeof (buf), c, argv, SHORTOPTS, opts));
 }
 
 static void parse_options (const char *prefix, struct options *o, int argc,
@@ -259,13 +256,13 @@ static void parse_options (const char *prefix, struct options *o, int argc,
 
     optind = 0;
     opterr = 0;
-    while ((c = getopt_long (argc, argv, "+h", opts, NULL)) != -1) {
+    while ((c = getopt_long (argc, argv, SHORTOPTS, opts, NULL)) != -1) {
         if (c == 'h' || c == OPT_HELP) {
             usage (stdout);
             exit (0);
         }
         if (c == '?')
-            bad_option (prefix, argv);
+            bad_option (prefix, c, argv);
         if (c == OPT_CONFIG)
             o->config = optarg;
         else

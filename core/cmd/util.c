@@ -1,5 +1,25 @@
 /* SPDX-License-Identifier: LGPL-3.0-or-later */
-/* Helpers shared by the respol subcommands; see cmd.h. */
+/* Helpers shared by the respol subcommands; see cmd.h.
+ *
+ * cmd_option_error() words every option that getopt_long rejects the same
+ * way, with getopt's own "requires an argument".  It reads what glibc
+ * leaves behind: optopt is 0 for an unknown or ambiguous long option, the
+ * option's val for a known long option given "=value" it does not take or
+ * lacking its argument, and the character for a short option; optind has
+ * moved past a long option, so argv[optind - 1] is that word.  A short
+ * option inside a cluster ("-zq") leaves optind on the cluster, so
+ * argv[optind - 1] is an earlier word, maybe an option's separate value
+ * that starts with "--": a rejection is taken as one of a long option
+ * only when that word names a long option whose val is optopt and which
+ * getopt had cause to reject (an "=value" it does not take, or a missing
+ * argument with nothing left on the command line).
+ *
+ * A known long option is named in full ("--ex=1" reports '--exclusive',
+ * as getopt does); an unknown or ambiguous one as typed, up to '='; a
+ * short one that is not printable as '-\xNN'.  A name too long for buf
+ * is cut and ends in "...", so the message keeps its closing quote.
+ */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -40,6 +60,118 @@ void cmd_usage_error (const char *sub, const char *fmt, ...)
     va_end (ap);
     fprintf (stderr, "Try 'respol %s --help' for more information.\n", sub);
     exit (EXIT_USAGE);
+}
+
+/* "PRE'DASHES+NAME'POST" into buf, NAME being len bytes of name, cut to
+ * fit. */
+static const char *option_message (char *buf, size_t size, const char *pre,
+                                   const char *dashes, const char *name,
+                                   size_t len, const char *post)
+{
+    size_t fixed = strlen (pre) + strlen (dashes) + strlen (post) + 2;
+    const char *cut = "";
+
+    if (fixed + len >= size && size > fixed + 3) {
+        len = size - fixed - 4;
+        cut = "...";
+    }
+    snprintf (buf, size, "%s'%s%.*s%s'%s", pre, dashes, (int)len, name, cut,
+              post);
+    return buf;
+}
+
+/* optstring without its leading '+' or '-' (getopt's scanning mode). */
+static const char *short_options (const char *optstring)
+{
+    if (*optstring == '+' || *optstring == '-')
+        optstring++;
+    return optstring;
+}
+
+/* Does short option c take a required argument ("c:" but not "c::")?
+ * ':' and ';' are never options, as in glibc. */
+static bool short_needs_arg (const char *optstring, int c)
+{
+    const char *s = short_options (optstring);
+    const char *p;
+
+    if (c == 0 || c == ':' || c == ';' || !(p = strchr (s, c)))
+        return false;
+    return p[1] == ':' && p[2] != ':';
+}
+
+/* The long option whose val is optopt and whose name is the len bytes at
+ * name, exactly, else as an abbreviation; NULL if there is none. */
+static const struct option *find_long (const struct option *longopts,
+                                       const char *name, size_t len)
+{
+    const struct option *found = NULL;
+
+    for (const struct option *o = longopts; o && o->name; o++) {
+        if (o->val != optopt || strncmp (o->name, name, len) != 0)
+            continue;
+        if (!found || strlen (o->name) == len)
+            found = o;
+    }
+    return found;
+}
+
+/* The long option that the word arg, rejected by getopt_long, names, if
+ * getopt had cause to reject it: a value it does not take, or no value
+ * when it needs one and arg was the last word.  NULL if there is none:
+ * the option was a short one. */
+static const struct option *rejected_long (const struct option *longopts,
+                                           const char *arg, bool last)
+{
+    const struct option *o;
+    size_t len;
+
+    if (strncmp (arg, "--", 2) != 0)
+        return NULL;
+    len = strcspn (arg + 2, "=");
+    if (!(o = find_long (longopts, arg + 2, len)))
+        return NULL;
+    if (arg[2 + len] == '=' && o->has_arg == no_argument)
+        return o;
+    if (arg[2 + len] == '\0' && o->has_arg == required_argument && last)
+        return o;
+    return NULL;
+}
+
+static const char *short_error (char *buf, size_t size, int c,
+                                const char *optstring)
+{
+    bool colon = *short_options (optstring) == ':';
+    char name[8];
+
+    if (isprint ((unsigned char)optopt))
+        snprintf (name, sizeof (name), "%c", optopt);
+    else
+        snprintf (name, sizeof (name), "\\x%02x", (unsigned char)optopt);
+    if (c == ':' || (!colon && short_needs_arg (optstring, optopt)))
+        return option_message (buf, size, "option ", "-", name, strlen (name),
+                               " requires an argument");
+    return option_message (buf, size, "unknown option ", "-", name,
+                           strlen (name), "");
+}
+
+const char *cmd_option_error (char *buf, size_t size, int c, char **argv,
+                              const char *optstring,
+                              const struct option *longopts)
+{
+    const char *arg = optind > 0 ? argv[optind - 1] : "";
+    const struct option *o;
+
+    if (optopt == 0)
+        return option_message (buf, size, "unknown option ", "", arg,
+                               strcspn (arg, "="), "");
+    if (!(o = rejected_long (longopts, arg, argv[optind] == NULL)))
+        return short_error (buf, size, c, optstring);
+    if (o->has_arg == no_argument)
+        return option_message (buf, size, "option ", "--", o->name,
+                               strlen (o->name), " takes no argument");
+    return option_message (buf, size, "option ", "--", o->name,
+                           strlen (o->name), " requires an argument");
 }
 
 char *cmd_read_all (const char *sub, FILE *stream, size_t *lenp)
