@@ -272,9 +272,16 @@ $usage_hint" respol idset $sub 1 2 || return 1
 $usage_hint" respol idset $sub 1 2 3 || return 1
 	done
 '
-test_expect_success 'options stop at the first argument' '
-	test_error 2 "respol: idset: count: unexpected argument '\''--help'\''
-$usage_hint" respol idset count 1 --help
+test_expect_success 'options may follow the arguments' '
+	respol idset count 1-3 --help >out &&
+	grep "^Usage: respol idset count" out &&
+	echo "[1-3,7]" >expected &&
+	respol idset encode 1-3,7 --brackets >out &&
+	test_cmp expected out
+'
+test_expect_success 'after --, an argument that looks like an option is an idset' '
+	test_error 1 "respol: idset: \"-1\": unexpected character '\''-'\'' at offset 0" \
+		respol idset count -- -1
 '
 test -w /dev/full && test_set_prereq DEVFULL
 test_expect_success DEVFULL 'a write error is reported (exit 1)' '

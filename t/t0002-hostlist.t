@@ -488,9 +488,12 @@ test_expect_success 'an argument to a flag is a usage error' '
 Try '\''respol hostlist --help'\'' for more information." \
 		respol hostlist --count=3 n1
 '
-test_expect_success 'options stop at the first hostlist' '
-	echo "n1,-c" >expected &&
-	respol hostlist n1 -c >out &&
+test_expect_success 'options may follow the hostlists (as in flux hostlist)' '
+	echo 3 >expected &&
+	respol hostlist "node[1-3]" -c >out &&
+	test_cmp expected out &&
+	echo "node[1,3]" >expected &&
+	respol hostlist "node[1-3]" -x node2 >out &&
 	test_cmp expected out
 '
 test_expect_success '-- ends the options' '

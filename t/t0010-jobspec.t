@@ -208,8 +208,10 @@ test_expect_success 'a missing subcommand is a usage error' '
 	test_expect_code 2 respol jobspec 2>err &&
 	grep "^respol: jobspec: missing subcommand$" err
 '
-test_expect_success 'options after the first FILE are file names' '
-	test_expect_code 1 respol jobspec validate v1.yaml --profile=x 2>err &&
+test_expect_success 'options may follow the FILEs; after -- they are file names' '
+	respol jobspec summary v1.yaml --json >out &&
+	grep "^{" out &&
+	test_expect_code 1 respol jobspec validate -- v1.yaml --profile=x 2>err &&
 	grep "^respol: jobspec: --profile=x: No such file or directory$" err
 '
 

@@ -900,43 +900,43 @@ static const char decode_help[] =
 
 static const struct r_cmd commands[] = {
     { "encode", "[OPTIONS]", "print R for targets given by options or hwloc",
-      "+:hr:c:g:H:p:lf:", encode_opts, encode_help, run_encode },
+      ":hr:c:g:H:p:lf:", encode_opts, encode_help, run_encode },
     { "decode", "[OPTIONS]", "print R from stdin, filtered, or parts of it",
-      "+:hsnrc:i:x:p:", decode_opts, decode_help, run_decode },
-    { "append", "", "union; fails if a core or GPU is in two inputs", "+:h",
+      ":hsnrc:i:x:p:", decode_opts, decode_help, run_decode },
+    { "append", "", "union; fails if a core or GPU is in two inputs", ":h",
       help_opts,
       "Read R on stdin and print their union; fail if a core or GPU is in\n"
       "two of them.\n" HELP_ONLY,
       run_fold },
-    { "union", "", "the union of the inputs", "+:h", help_opts,
+    { "union", "", "the union of the inputs", ":h", help_opts,
       "Read R on stdin and print their union.\n" HELP_ONLY, run_fold },
-    { "diff", "", "the first input minus the others", "+:h", help_opts,
+    { "diff", "", "the first input minus the others", ":h", help_opts,
       "Read R on stdin and print the first minus the others.\n" HELP_ONLY,
       run_fold },
-    { "intersect", "", "what all inputs share", "+:h", help_opts,
+    { "intersect", "", "what all inputs share", ":h", help_opts,
       "Read R on stdin and print what all share (a target is shared when\n"
       "its rank and host name agree).\n" HELP_ONLY,
       run_fold },
-    { "rerank", "HOSTLIST", "renumber ranks by host position in HOSTLIST",
-      "+:h", help_opts,
+    { "rerank", "HOSTLIST", "renumber ranks by host position in HOSTLIST", ":h",
+      help_opts,
       "Read R on stdin (several R: their union) and give the target on the\n"
       "i-th host of HOSTLIST rank i.  HOSTLIST names every host "
       "once.\n" HELP_ONLY,
       run_rerank },
-    { "remap", "", "renumber ranks and each target's cores from 0", "+:h",
+    { "remap", "", "renumber ranks and each target's cores from 0", ":h",
       help_opts,
       "Read R on stdin (several R: their union) and renumber ranks 0..n-1\n"
       "and each target's cores 0..k-1, in order.  GPU ids are "
       "kept.\n" HELP_ONLY,
       run_remap },
-    { "verify", "", "check that the 2nd R holds everything in the 1st", "+:h",
+    { "verify", "", "check that the 2nd R holds everything in the 1st", ":h",
       help_opts,
       "Read two R on stdin, expected then actual.  Exit 0 when actual has\n"
       "the expected targets (same ranks and hosts), each with at least its\n"
       "expected cores and GPUs; else print the first difference, exit "
       "1.\n" HELP_ONLY,
       run_verify },
-    { "set-property", "NAME[:RANKS]...", "give properties to targets", "+:h",
+    { "set-property", "NAME[:RANKS]...", "give properties to targets", ":h",
       help_opts,
       "Read R on stdin (several R: their union) and give each property NAME\n"
       "to RANKS (default all targets).  NAME:RANKS is split at the last\n"

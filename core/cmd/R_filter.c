@@ -121,10 +121,10 @@ static void parse_options (int argc, char **argv)
 
     optind = 0;
     opterr = 0;
-    while ((c = getopt_long (argc, argv, "+h", longopts, NULL)) != -1) {
+    while ((c = getopt_long (argc, argv, "h", longopts, NULL)) != -1) {
         if (c != 'h')
             usage_error ("%s", cmd_option_error (buf, sizeof (buf), c, argv,
-                                                 "+h", longopts));
+                                                 "h", longopts));
         usage (stdout);
         exit (0);
     }

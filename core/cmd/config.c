@@ -149,7 +149,7 @@ static int run_check (const char *path, bool verbose)
     return 0;
 }
 
-#define SHORTOPTS "+hv"
+#define SHORTOPTS "hv"
 
 /* Report the option getopt_long just rejected. */
 static void bad_option (const char *prefix, int c, char **argv)
@@ -162,14 +162,17 @@ static void bad_option (const char *prefix, int c, char **argv)
 }
 
 /* Parse options of argv; returns whether --verbose was given. */
-static bool parse_options (const char *prefix, int argc, char **argv)
+/* optstring: "+" SHORTOPTS before the subcommand name (stop at it),
+ * SHORTOPTS after it (options anywhere among the arguments). */
+static bool parse_options (const char *prefix, const char *optstring, int argc,
+                           char **argv)
 {
     bool verbose = false;
     int c;
 
     optind = 0;
     opterr = 0;
-    while ((c = getopt_long (argc, argv, SHORTOPTS, opts, NULL)) != -1) {
+    while ((c = getopt_long (argc, argv, optstring, opts, NULL)) != -1) {
         if (c == 'h' || c == OPT_HELP) {
             usage (stdout);
             exit (0);
@@ -183,7 +186,7 @@ static bool parse_options (const char *prefix, int argc, char **argv)
 
 int cmd_config (int argc, char **argv)
 {
-    bool verbose = parse_options ("", argc, argv);
+    bool verbose = parse_options ("", "+" SHORTOPTS, argc, argv);
     int status;
 
     if (verbose)
@@ -194,7 +197,7 @@ int cmd_config (int argc, char **argv)
         cmd_usage_error (SUB, "unknown subcommand '%s'", argv[optind]);
     argc -= optind;
     argv += optind;
-    verbose = parse_options ("check: ", argc, argv);
+    verbose = parse_options ("check: ", SHORTOPTS, argc, argv);
     if (argc - optind > 1)
         cmd_usage_error (SUB, "check: unexpected argument '%s'",
                          argv[optind + 1]);

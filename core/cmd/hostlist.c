@@ -71,7 +71,7 @@ static const struct option longopts[] = {
 
 /* No leading ':': cmd_option_error tells a missing argument either way,
  * and t/t0000-basic.t checks that case through this command. */
-#define SHORTOPTS "+ed:cn:F:L:Sux:imXqh"
+#define SHORTOPTS "ed:cn:F:L:Sux:imXqh"
 
 static void usage (FILE *f)
 {

@@ -11,8 +11,8 @@
  * input error (exit 1) printed as "respol: idset: <library error text>"
  * without the library's own "idset: " prefix;
  * a wrong number of arguments, an unknown option or subcommand is a usage
- * error (exit 2).  Options stop at the first non-option ('+'), so an
- * argument that starts with '-' needs "--" before it.
+ * error (exit 2).  A subcommand's options may come before or after its
+ * arguments; an argument that starts with '-' needs "--" before it.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -184,7 +184,9 @@ static const struct option help_opts[] = {
     { NULL, 0, NULL, 0 },
 };
 
-#define SHORTOPTS "+h"
+/* Subcommand options may come anywhere among the arguments (ids cannot
+ * start with '-'); the dispatch level stops at the subcommand name. */
+#define SHORTOPTS "h"
 
 /* Report the option getopt_long just rejected (it returned c). */
 static void bad_option (const char *prefix, int c, char **argv,
@@ -249,7 +251,8 @@ int cmd_idset (int argc, char **argv)
 
     optind = 0;
     opterr = 0;
-    while ((c = getopt_long (argc, argv, SHORTOPTS, help_opts, NULL)) != -1) {
+    while ((c = getopt_long (argc, argv, "+" SHORTOPTS, help_opts, NULL))
+           != -1) {
         if (c != 'h' && c != OPT_HELP)
             bad_option ("", c, argv, help_opts);
         usage (stdout);

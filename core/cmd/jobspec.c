@@ -366,7 +366,10 @@ static bool takes (const struct jobspec_cmd *cmd, int opt)
     return cmd->run == run_convert;
 }
 
-#define SHORTOPTS "+h"
+/* Subcommand options may come anywhere among the arguments (a file named
+ * like an option needs "--" or "./"); the dispatch level stops at the
+ * subcommand name. */
+#define SHORTOPTS "h"
 
 /* Report the option getopt_long just rejected (it returned c).  An option
  * of all_opts that cmd (NULL: none) does not take is unknown, whatever
@@ -452,7 +455,8 @@ int cmd_jobspec (int argc, char **argv)
 
     optind = 0;
     opterr = 0;
-    while ((c = getopt_long (argc, argv, SHORTOPTS, help_opts, NULL)) != -1) {
+    while ((c = getopt_long (argc, argv, "+" SHORTOPTS, help_opts, NULL))
+           != -1) {
         if (c != 'h' && c != OPT_HELP)
             bad_option (NULL, "", c, argv, help_opts);
         usage (stdout);

@@ -237,7 +237,7 @@ static int run_info (const struct options *o, int argc, char **argv)
 
 /* --- options and dispatch ----------------------------------------------- */
 
-#define SHORTOPTS "+h"
+#define SHORTOPTS "h"
 
 /* Report the option getopt_long just rejected (it returned c). */
 static void bad_option (const char *prefix, int c, char **argv)
@@ -249,14 +249,16 @@ static void bad_option (const char *prefix, int c, char **argv)
         cmd_option_error (buf, sizeof (buf), c, argv, SHORTOPTS, opts));
 }
 
-static void parse_options (const char *prefix, struct options *o, int argc,
-                           char **argv)
+/* optstring: "+" SHORTOPTS before the subcommand name (stop at it),
+ * SHORTOPTS after it (options anywhere among the arguments). */
+static void parse_options (const char *prefix, const char *optstring,
+                           struct options *o, int argc, char **argv)
 {
     int c;
 
     optind = 0;
     opterr = 0;
-    while ((c = getopt_long (argc, argv, SHORTOPTS, opts, NULL)) != -1) {
+    while ((c = getopt_long (argc, argv, optstring, opts, NULL)) != -1) {
         if (c == 'h' || c == OPT_HELP) {
             usage (stdout);
             exit (0);
@@ -276,7 +278,7 @@ int cmd_plugin (int argc, char **argv)
     int (*run) (const struct options *, int, char **);
     int status;
 
-    parse_options ("", &o, argc, argv);
+    parse_options ("", "+" SHORTOPTS, &o, argc, argv);
     if (o.config || o.json)
         cmd_usage_error (SUB, "options come after the subcommand");
     if (optind == argc)
@@ -289,7 +291,8 @@ int cmd_plugin (int argc, char **argv)
         cmd_usage_error (SUB, "unknown subcommand '%s'", argv[optind]);
     argc -= optind;
     argv += optind;
-    parse_options (run == run_list ? "list: " : "info: ", &o, argc, argv);
+    parse_options (run == run_list ? "list: " : "info: ", SHORTOPTS, &o, argc,
+                   argv);
     status = run (&o, argc - optind, argv + optind);
     if (fflush (stdout) != 0 || ferror (stdout))
         cmd_die (SUB, "write error: %s", strerror (errno));

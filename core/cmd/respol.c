@@ -30,8 +30,7 @@ static void usage (FILE *f)
 {
     fprintf (f, "Usage: respol [--help] [--version] SUBCOMMAND [ARGS...]\n\n");
     fprintf (f, "Subcommands:\n");
-    for (size_t i = 0; i < sizeof (subcommands) / sizeof (subcommands[0]);
-         i++)
+    for (size_t i = 0; i < sizeof (subcommands) / sizeof (subcommands[0]); i++)
         fprintf (f, "  %-10s %s\n", subcommands[i].name,
                  subcommands[i].summary);
     fprintf (f, "\nRun 'respol SUBCOMMAND --help' for the options of one.\n");
