@@ -83,14 +83,19 @@ int rp_validation_reject (struct rp_validation *v, const char *fmt, ...)
     return RP_REJECT;
 }
 
+/* A path must be valid UTF-8: its segments become JSON object keys. */
 static bool amend_path_valid (const char *path)
 {
     size_t len = strnlen (path, AMEND_PATH_MAX + 1);
+    json_t *s;
     int depth = 1;
 
     if (len == 0 || len > AMEND_PATH_MAX || path[0] == '.'
         || path[len - 1] == '.' || strstr (path, ".."))
         return false;
+    if (!(s = json_string (path))) /* NULL for invalid UTF-8 */
+        return false;
+    json_decref (s);
     for (const char *s = path; *s; s++)
         if (*s == '.' && ++depth > AMEND_DEPTH_MAX)
             return false;
@@ -109,14 +114,20 @@ int rp_validation_amend (struct rp_validation *v, const char *path,
     }
     if (!v->amends && !(v->amends = json_array ()))
         goto nomem;
-    if (!(pair = json_pack ("[s]", path))
-        || json_array_append_new (pair, value) < 0) {
+    if (!(pair = json_pack ("[s]", path))) {
+        json_decref (value);
+        errno = ENOMEM;
+        return -1;
+    }
+    if (json_array_append_new (pair, value) < 0) { /* released value */
         json_decref (pair);
         errno = ENOMEM;
         return -1;
     }
-    if (json_array_append_new (v->amends, pair) < 0)
-        goto nomem;
+    if (json_array_append_new (v->amends, pair) < 0) { /* released pair */
+        errno = ENOMEM;
+        return -1;
+    }
     return 0;
 nomem:
     json_decref (value);

@@ -5,7 +5,9 @@
  * RP_PLUGIN_SYMBOL ("respol_plugin"): a const struct rp_plugin_desc.  The
  * host reads abi_version, size and kind first and refuses a plugin built for
  * another ABI version or of another kind than the stack it is configured
- * in, before it calls anything in it.
+ * in, before it calls any of its functions.  (Loading a shared object runs
+ * its ELF constructors, as dlopen always does; the loader's checks on the
+ * file's owner and mode, and on its directories, come before that.)
  *
  * A site plugin is built with nothing but this header:
  *
@@ -56,8 +58,14 @@ extern "C" {
 #define RP_PLUGIN_ABI_VERSION 1
 #define RP_PLUGIN_SYMBOL "respol_plugin"
 
-/* Mark the descriptor so it stays exported under -fvisibility=hidden. */
+/* Mark the descriptor so it stays exported under -fvisibility=hidden.  In
+ * C++ a namespace-scope const has internal linkage and a mangled name, so
+ * the macro also gives it C linkage there. */
+#ifdef __cplusplus
+#define RP_PLUGIN_EXPORT extern "C" __attribute__ ((visibility ("default")))
+#else
 #define RP_PLUGIN_EXPORT __attribute__ ((visibility ("default")))
+#endif
 
 enum rp_plugin_kind {
     RP_PLUGIN_VALIDATE = 1, /* jobspec validator: struct rp_validate_ops */
