@@ -245,6 +245,35 @@ test_expect_success 'summary --json prints the same facts, sorted keys' '
 	respol jobspec summary --json v1.yaml >out &&
 	test_cmp expected out
 '
+test_expect_success 'summary --json writes saturated counts as INT64_MAX, never negative' '
+	cat >huge.yaml <<-\EOF &&
+	version: 1
+	resources:
+	  - type: cluster
+	    count: 2147483647
+	    with:
+	      - type: node
+	        count: 2147483647
+	        with:
+	          - type: slot
+	            count: 2147483647
+	            label: task
+	            with:
+	              - type: core
+	                count: 1
+	tasks:
+	  - command: [app]
+	    slot: task
+	    count: {per_slot: 1}
+	attributes:
+	  system: {duration: 0}
+	EOF
+	respol jobspec summary --profile=canonical huge.yaml >out &&
+	grep "nslots=18446744073709551615" out &&
+	respol jobspec summary --profile=canonical --json huge.yaml >out &&
+	grep "\"nslots\":9223372036854775807" out &&
+	! grep ":-" out
+'
 test_expect_success 'summary of an invalid jobspec prints its errors, exit 1' '
 	test_expect_code 1 respol jobspec summary canonical.yaml >out 2>err &&
 	test_must_be_empty out &&

@@ -323,6 +323,23 @@ test_expect_success 'known system attributes keep their types' '
 	test_error 1 "respol: jobspec: create: system.constraints: constraint: unknown operator '"'"'foo'"'"'" \
 		respol jobspec create --setattr="constraints={\"foo\": []}" app
 '
+test_expect_success 'create refuses to print jobspec that validate would reject' '
+	cat >expected <<-\EOF &&
+	respol: jobspec: create: jobspec: attributes.system.cwd: must be an absolute path
+	respol: jobspec: create: the options make an invalid V1 jobspec
+	EOF
+	test_expect_code 1 respol jobspec create --cwd=relative app >out 2>err &&
+	test_must_be_empty out &&
+	test_cmp expected err &&
+	cat >expected <<-\EOF &&
+	respol: jobspec: create: jobspec: attributes.system.job.name: must be a string
+	respol: jobspec: create: the options make an invalid V1 jobspec
+	EOF
+	test_expect_code 1 respol jobspec create -S job.name=5 app >out 2>err &&
+	test_cmp expected err &&
+	test_expect_code 1 respol jobspec create -S preemptible-after=-1 app 2>err &&
+	grep "preemptible-after" err
+'
 test_expect_success 'arguments that are not UTF-8 are errors' '
 	bad="$(printf "\377")" &&
 	test_error 1 "respol: jobspec: create: command argument 1: not valid UTF-8" \

@@ -27,6 +27,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -285,15 +286,23 @@ static const char *boolstr (bool b)
     return b ? "true" : "false";
 }
 
+/* The facts are uint64_t and saturate at UINT64_MAX; a JSON integer is
+ * signed 64-bit, so a value above INT64_MAX is written as INT64_MAX rather
+ * than wrapping to a negative number. */
+static json_int_t json_count (uint64_t v)
+{
+    return v > (uint64_t)INT64_MAX ? (json_int_t)INT64_MAX : (json_int_t)v;
+}
+
 static void summary_json (const struct rp_jobspec_facts *f)
 {
     json_t *o = json_pack (
         "{s:I s:I s:I s:I s:I s:b s:f s:I s:b s:b}", "nnodes",
-        (json_int_t)f->nnodes, "nslots", (json_int_t)f->nslots,
-        "cores_per_slot", (json_int_t)f->cores_per_slot, "gpus_per_slot",
-        (json_int_t)f->gpus_per_slot, "memory_per_slot",
-        (json_int_t)f->memory_per_slot, "exclusive", f->exclusive, "duration",
-        f->duration, "ntasks", (json_int_t)f->ntasks, "exact", f->exact,
+        json_count (f->nnodes), "nslots", json_count (f->nslots),
+        "cores_per_slot", json_count (f->cores_per_slot), "gpus_per_slot",
+        json_count (f->gpus_per_slot), "memory_per_slot",
+        json_count (f->memory_per_slot), "exclusive", f->exclusive, "duration",
+        f->duration, "ntasks", json_count (f->ntasks), "exact", f->exact,
         "uniform", f->uniform);
 
     if (!o)

@@ -42,7 +42,9 @@
 #include <unistd.h>
 
 #include <respol/constraint.h>
+#include <respol/diag.h>
 #include <respol/document.h>
+#include <respol/jobspec.h>
 
 #include "cmd.h"
 
@@ -600,6 +602,30 @@ static json_t *make_jobspec (struct create *cr, int argc, char **argv)
     return jobspec;
 }
 
+/* What create prints must be V1 jobspec: check it with the validator
+ * `respol jobspec validate` uses, and refuse to print it otherwise (a
+ * --setattr or --cwd can make it invalid: "cwd: must be an absolute
+ * path", "job.name: must be a string", ...). */
+static void check_jobspec (const json_t *jobspec)
+{
+    struct rp_diags *diags = rp_diags_create ();
+    struct rp_jobspec *js;
+
+    if (!diags)
+        nomem ();
+    if (!(js = rp_jobspec_from_json (jobspec, "jobspec", RP_JOBSPEC_V1,
+                                     diags))) {
+        for (size_t i = 0; i < rp_diags_count (diags); i++) {
+            if (rp_diags_severity (diags, i) == RP_DIAG_ERROR)
+                cmd_warn (SUB, "create: %s", rp_diags_text (diags, i));
+        }
+        rp_diags_destroy (diags);
+        die ("the options make an invalid V1 jobspec");
+    }
+    rp_jobspec_destroy (js);
+    rp_diags_destroy (diags);
+}
+
 static void print_jobspec (const json_t *jobspec, bool json)
 {
     char *s;
@@ -643,6 +669,7 @@ int cmd_jobspec_create (int argc, char **argv)
     check_counts (&cr);
     env_warn_skipped (&cr.env);
     jobspec = make_jobspec (&cr, argc - optind, argv + optind);
+    check_jobspec (jobspec);
     print_jobspec (jobspec, cr.json);
     if (fflush (stdout) != 0 || ferror (stdout))
         die ("write error: %s", strerror (errno));
