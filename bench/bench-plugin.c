@@ -61,7 +61,9 @@ static const char jobspec_yaml[] = "version: 1\n"
                                    "    duration: 3600.0\n"
                                    "    queue: batch\n";
 
-static char dir[] = "/tmp/bench-plugin-XXXXXX";
+/* The plugins are copied into a private directory under $HOME: the loader
+ * refuses a plugin below a directory others can write, /tmp included. */
+static char dir[4096];
 
 static void copy_file (const char *from, const char *to)
 {
@@ -202,8 +204,10 @@ int main (int argc, char **argv)
         usage (stderr);
         return 2;
     }
+    snprintf (dir, sizeof (dir), "%s/.bench-plugin-XXXXXX",
+              getenv ("HOME") ? getenv ("HOME") : ".");
     if (!mkdtemp (dir))
-        die ("mkdtemp: %s", strerror (errno));
+        die ("mkdtemp %s: %s", dir, strerror (errno));
     atexit (cleanup);
     for (int i = 0; i < NPLUGINS; i++) {
         char to[sizeof (dir) + 16];

@@ -22,6 +22,14 @@
  *   collide with one.
  * - Names are unique across all stacks, so a name identifies an instance
  *   in every message.
+ * - The configuration decides what runs, so the file gets the plugin
+ *   files' owner and mode checks (plugin_secure_open: the file and every
+ *   directory above it), always: allow-insecure-path cannot vouch for the
+ *   file that sets it.  /dev/null (an empty configuration, the tests')
+ *   passes.  The file is then read by path: its directories are safe, so
+ *   no other user can change what that path names.  Failures other than a
+ *   refusal are left to rp_doc_load_file, for the usual messages.
+ *   $RESPOL_CONFIG is read with secure_getenv.
  * - Messages about loading an entry point at its `plugin` value; init
  *   failures point at its `config` block (at the entry when it has none).
  */
@@ -30,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/paths.h"
 #include "respol/config.h"
@@ -516,7 +525,7 @@ static struct rp_config *config_create (const char *path)
 /* Which file to read; *optional when a missing file is no error. */
 static const char *choose_path (const char *path, bool *optional)
 {
-    const char *env = getenv (RP_CONFIG_ENV);
+    const char *env = secure_getenv (RP_CONFIG_ENV);
 
     *optional = false;
     if (path)
@@ -580,6 +589,29 @@ static struct rp_config *load_unreadable (const char *path, bool optional,
     return cfg;
 }
 
+/* The file and its directories must pass the plugin files' owner and
+ * mode checks: the configuration decides what runs.  Only refusals are
+ * reported here; a file that cannot be opened is left to rp_doc_load_file
+ * for the usual messages.  /dev/null (an empty configuration) passes. */
+static int check_trusted (const char *path, struct rp_diags *diags)
+{
+    rp_error_t error;
+    int fd;
+
+    if (!strcmp (path, "/dev/null"))
+        return 0;
+    fd = plugin_secure_open (path, "read", true, &error);
+    if (fd >= 0) {
+        close (fd);
+        return 0;
+    }
+    if (errno != EPERM)
+        return 0;
+    rp_diags_add (diags, RP_DIAG_ERROR, "configuration %s", error.text);
+    errno = EPERM;
+    return -1;
+}
+
 struct rp_config *rp_config_load (const char *path, int flags,
                                   struct rp_diags *diags)
 {
@@ -593,6 +625,8 @@ struct rp_config *rp_config_load (const char *path, int flags,
         return NULL;
     }
     path = choose_path (path, &optional);
+    if (check_trusted (path, diags) < 0)
+        return NULL;
     if (!(ld.doc = rp_doc_load_file (path, RP_DOC_AUTO, &error)))
         return load_unreadable (path, optional, &error, diags);
     if (!(cfg = config_create (path)) || load (&ld, cfg) < 0) {

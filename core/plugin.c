@@ -6,6 +6,29 @@
  * validator stack (core/validate.c) runs them.
  *
  * Decisions a reader would otherwise rediscover:
+ * - Load what was checked.  The resolved file is opened once (O_NOFOLLOW),
+ *   checked through that descriptor (fstat), and the loader loads
+ *   "/proc/self/fd/N", that very open file: nobody can swap the file
+ *   between the check and the load (a reviewer did, by path, 28 times in
+ *   300).  The descriptor stays open as long as the plugin is loaded:
+ *   glibc and libltdl both recognise an object already loaded by its
+ *   name, so "/proc/self/fd/N" must name one file at a time.  (A plugin
+ *   that dlclose cannot unload, e.g. one with STB_GNU_UNIQUE symbols, is
+ *   a known gap: a later plugin opened on the same fd number would get
+ *   the old one.)
+ * - Which directories count.  Every directory from "/" down to the
+ *   resolved file, and every directory of the name as written (a search
+ *   directory holding a symlink, the directories above it, and that
+ *   directory resolved), must be owned by root or the effective user and
+ *   not writable by group or others (group members are other users:
+ *   OpenSSH's StrictModes rule).  A sticky world-writable directory (/tmp)
+ *   is no exception, by design.  The directories are checked before the
+ *   open, so the path the open resolves cannot have been changed by
+ *   another user.  A FIFO is opened with O_NONBLOCK, then refused as not a
+ *   regular file.
+ * - allow-insecure-path skips the owner and mode checks only: the file is
+ *   still opened once, checked to be a regular file and loaded through its
+ *   descriptor.
  * - Undefined symbols.  libltdl opens with RTLD_LAZY, so a plugin calling
  *   a function librespol does not have would load and then kill the
  *   process at the first call ("symbol lookup error").  A second
@@ -13,31 +36,45 @@
  *   only takes a reference on an object already mapped, it binds nothing
  *   (checked with glibc 2.36).  So the file is first opened with
  *   dlopen (RTLD_NOW | RTLD_LOCAL), which binds every symbol or fails with
- *   "undefined symbol: NAME"; then lt_dlopen takes its own reference on the
- *   same mapping (the handle we keep, for lt_dlsym and lt_dlclose) and the
+ *   "undefined symbol: NAME"; then lt_dlopen of the same "/proc/self/fd/N"
+ *   (libltdl accepts that path) takes its own reference on the same
+ *   mapping (the handle we keep, for lt_dlsym and lt_dlclose) and the
  *   first handle is closed.  That dlopen is also where the messages come
  *   from: ltdl reports every failure as "file not found".
  * - Order of the checks.  When the RTLD_NOW open fails on an undefined
  *   symbol, the file is opened lazily to read its descriptor, so that a
  *   plugin built for another ABI (which naturally calls functions this
  *   respol lacks) is reported by its ABI version, as is any other
- *   descriptor error, before the undefined symbol.
+ *   descriptor error, before the undefined symbol.  That lazy open runs
+ *   the plugin's constructors, which may call a missing function and die,
+ *   so it is done in a forked child (as core/rhwloc.c does for hwloc)
+ *   that sends back the descriptor check's message; a child that dies or
+ *   finds nothing wrong means the undefined symbol alone is reported.
+ * - The global scope.  Plugins resolve rp_* and json_* from the global
+ *   scope; in a host that loaded librespol with RTLD_LOCAL (Python ctypes,
+ *   a flux-broker module) every plugin would fail on an undefined symbol.
+ *   Before the first load, librespol and jansson (found with dladdr) are
+ *   reopened RTLD_NOLOAD | RTLD_GLOBAL, once per process; the handles are
+ *   kept, so they stay global.
  * - Descriptors of another ABI version are read only up to the name: the
  *   first four fields (abi_version, size, kind, name) are the part of the
  *   layout every ABI version keeps.  The host requires a descriptor and an
  *   ops table at least as large as in the first release of ABI 1, and
  *   ignores what a larger one adds.
- * - File checks: the file (symlinks resolved) and its directory must not
- *   be writable by others, and must be owned by root or the current user,
- *   unless the configuration allows insecure paths.  The loader opens the
- *   resolved path, the one it checked.
+ * - The search: the first directory with an entry NAME.so wins, whatever
+ *   it is; a directory or a dangling symlink there is an error ("not a
+ *   regular file", "No such file or directory"), not skipped, so what the
+ *   site put first is never silently passed over.
  * - fini is not called for an instance whose init failed: init cleans up
- *   after itself.
+ *   after itself.  Every init and fini call holds one process-wide
+ *   (recursive: an init may load a configuration) lock, as
+ *   api/respol/config.h promises.
  * - libltdl is not thread safe: every ltdl call (and lt_dlinit/lt_dlexit,
  *   one pair per loaded plugin, ltdl counts them) holds one mutex.
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -46,6 +83,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/paths.h"
@@ -60,6 +98,36 @@
     (offsetof (struct rp_plugin_desc, name) + sizeof (const char *))
 
 static pthread_mutex_t ltdl_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Held around every init and fini call.  Recursive: an init may load a
+ * configuration of its own. */
+static pthread_mutex_t call_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+
+/* --- the global scope --------------------------------------------------- */
+
+static pthread_once_t promote_once = PTHREAD_ONCE_INIT;
+static void *promoted[2];
+
+/* Reopen the object defining addr with RTLD_GLOBAL (it is loaded: NOLOAD
+ * only changes its scope); the handle is kept for the process. */
+static void *promote (const void *addr)
+{
+    Dl_info info;
+
+    if (!dladdr (addr, &info) || !info.dli_fname)
+        return NULL;
+    return dlopen (info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL);
+}
+
+static void promote_run (void)
+{
+    promoted[0] = promote ((const void *)rp_config_load);
+    promoted[1] = promote ((const void *)json_object);
+}
+
+void plugin_promote_globals (void)
+{
+    pthread_once (&promote_once, promote_run);
+}
 
 /* --- logging and host services ------------------------------------------ */
 
@@ -250,59 +318,116 @@ int rp_plugin_desc_check (const struct rp_plugin_desc *desc, uint32_t kind,
 
 /* --- file checks -------------------------------------------------------- */
 
-/* st is what file (what) resolves to; refuse what others may change. */
-static int check_owner_mode (const char *file, const char *what,
-                             const struct stat *st, rp_error_t *error)
+/* Refuse what another user may change: st is what describes (the file, or
+ * directory D) of file; verb is "load" or "read". */
+static int check_owner_mode (const char *file, const char *verb,
+                             const char *what, const struct stat *st,
+                             rp_error_t *error)
 {
-    if (st->st_mode & S_IWOTH)
+    if (st->st_mode & (S_IWGRP | S_IWOTH))
         return rp_error_set (error, EPERM,
-                             "%s: refusing to load: %s is writable by other "
-                             "users (mode %04o)",
-                             file, what, (unsigned)(st->st_mode & 07777));
+                             "%s: refusing to %s: %s is writable by group or "
+                             "others (mode %04o)",
+                             file, verb, what, (unsigned)(st->st_mode & 07777));
     if (st->st_uid != 0 && st->st_uid != geteuid ())
         return rp_error_set (error, EPERM,
-                             "%s: refusing to load: %s is owned by uid %lu, "
+                             "%s: refusing to %s: %s is owned by uid %lu, "
                              "neither root nor the current user",
-                             file, what, (unsigned long)st->st_uid);
+                             file, verb, what, (unsigned long)st->st_uid);
     return 0;
 }
 
-static int check_dir (const char *file, const char *real, rp_error_t *error)
+/* Check the directory made of the first len bytes of path. */
+static int check_dir (const char *file, const char *verb, const char *path,
+                      size_t len, rp_error_t *error)
 {
-    char *dir = strdup (real);
-    char *slash = dir ? strrchr (dir, '/') : NULL;
+    char dir[PATH_MAX];
     char what[PATH_MAX + 16];
     struct stat st;
+
+    memcpy (dir, path, len);
+    dir[len] = '\0';
+    if (stat (dir, &st) < 0)
+        return rp_error_set (error, errno, "%s: %s: %s", file, dir,
+                             strerror (errno));
+    snprintf (what, sizeof (what), "directory %s", dir);
+    return check_owner_mode (file, verb, what, &st, error);
+}
+
+/* Check every directory of path (absolute) from "/" down to its first n
+ * bytes (0 for "/"). */
+static int check_ancestors (const char *file, const char *verb,
+                            const char *path, size_t n, rp_error_t *error)
+{
+    if (n >= PATH_MAX)
+        return rp_error_set (error, ENAMETOOLONG, "%s: %s", file,
+                             strerror (ENAMETOOLONG));
+    if (check_dir (file, verb, path, 1, error) < 0)
+        return -1;
+    for (size_t j = 2; j <= n; j++)
+        if ((j == n || path[j] == '/')
+            && check_dir (file, verb, path, j, error) < 0)
+            return -1;
+    return 0;
+}
+
+/* The directory holding the name file as written, made absolute (not
+ * resolved: the directories above a symlink count).  Caller frees. */
+static char *lexical_dir (const char *file)
+{
+    const char *slash = strrchr (file, '/');
+    size_t len = slash ? (size_t)(slash - file) : 0;
+    char cwd[PATH_MAX];
+    char *dir;
+
+    if (file[0] == '/')
+        return strndup (file, len ? len : 1);
+    if (!getcwd (cwd, sizeof (cwd)))
+        return NULL;
+    if (asprintf (&dir, "%s/%.*s", cwd, (int)len, file) < 0)
+        return NULL;
+    return dir;
+}
+
+/* The directories of real (resolved) and those that held the name file
+ * before resolution: the directories of its path as written, and of that
+ * path resolved. */
+static int check_dirs (const char *file, const char *verb, const char *real,
+                       rp_error_t *error)
+{
+    char *dir = lexical_dir (file);
+    char *rdir = dir ? realpath (dir, NULL) : NULL;
     int rc = -1;
 
-    if (!dir)
-        return rp_error_set (error, ENOMEM, "%s: out of memory", file);
-    if (slash == dir)
-        slash++;
-    if (slash)
-        *slash = '\0';
-    if (stat (dir, &st) < 0) {
-        rp_error_set (error, errno, "%s: %s: %s", file, dir, strerror (errno));
+    if (!rdir) {
+        rp_error_set (error, errno, "%s: %s", file, strerror (errno));
         goto out;
     }
-    snprintf (what, sizeof (what), "directory %s", dir);
-    rc = check_owner_mode (file, what, &st, error);
+    if (check_ancestors (file, verb, real, (size_t)(strrchr (real, '/') - real),
+                         error)
+            == 0
+        && check_ancestors (file, verb, dir, strlen (dir), error) == 0)
+        rc = check_ancestors (file, verb, rdir, strlen (rdir), error);
 out:
     free (dir);
+    free (rdir);
     return rc;
 }
 
-/* Resolve file, check it is a regular file (and, unless allow_insecure,
- * that it and its directory are safe).  *real is the resolved path. */
-static int check_file (const char *file, bool allow_insecure, char **real,
-                       rp_error_t *error)
+int plugin_secure_open (const char *file, const char *verb, bool check,
+                        rp_error_t *error)
 {
     struct stat st;
-    char *r = realpath (file, NULL);
+    char *real;
+    int fd = -1;
 
-    if (!r)
+    if (!(real = realpath (file, NULL)))
         return rp_error_set (error, errno, "%s: %s", file, strerror (errno));
-    if (stat (r, &st) < 0) {
+    if (check && check_dirs (file, verb, real, error) < 0)
+        goto error;
+    /* O_NONBLOCK: opening a FIFO does not wait for a writer. */
+    fd = open (real, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0 || fstat (fd, &st) < 0) {
         rp_error_set (error, errno, "%s: %s", file, strerror (errno));
         goto error;
     }
@@ -310,85 +435,152 @@ static int check_file (const char *file, bool allow_insecure, char **real,
         rp_error_set (error, EINVAL, "%s: not a regular file", file);
         goto error;
     }
-    if (!allow_insecure
-        && (check_owner_mode (file, "the file", &st, error) < 0
-            || check_dir (file, r, error) < 0))
+    if (check && check_owner_mode (file, verb, "the file", &st, error) < 0)
         goto error;
-    *real = r;
-    return 0;
+    free (real);
+    return fd;
 error:
-    free (r);
+    if (fd >= 0)
+        close (fd);
+    free (real);
     return -1;
 }
 
 /* --- loading ------------------------------------------------------------ */
 
-static bool has_elf_magic (const char *path)
+static bool has_elf_magic (int fd)
 {
     char magic[4] = { 0 };
-    FILE *f = fopen (path, "rb");
-    bool elf;
 
-    if (!f)
-        return false;
-    elf = fread (magic, 1, 4, f) == 4 && !memcmp (magic, "\177ELF", 4);
-    fclose (f);
-    return elf;
+    return pread (fd, magic, 4, 0) == 4 && !memcmp (magic, "\177ELF", 4);
 }
 
 /* dlerror's text without the "path: " glibc puts first. */
-static const char *strip_path (const char *msg, const char *real)
+static const char *strip_path (const char *msg, const char *path)
 {
-    size_t n = strlen (real);
+    size_t n = strlen (path);
 
-    if (!strncmp (msg, real, n) && !strncmp (msg + n, ": ", 2))
+    if (!strncmp (msg, path, n) && !strncmp (msg + n, ": ", 2))
         return msg + n + 2;
     return msg;
 }
 
-/* The RTLD_NOW open failed with msg: open lazily to see if the descriptor
- * explains it better.  Fills error and returns -1 either way. */
-static int diagnose (const char *file, const char *real, uint32_t kind,
-                     const char *msg, rp_error_t *error)
+static int write_all (int fd, const char *buf, size_t len)
 {
-    const char *why = strip_path (msg, real);
-    lt_dlhandle h;
+    while (len > 0) {
+        ssize_t n = write (fd, buf, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        buf += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* In the child: open fdpath lazily, check the descriptor, send the error
+ * text ("" if the descriptor is fine) and exit. */
+static void diagnose_child (int out, const char *fdpath, uint32_t kind)
+{
     const struct rp_plugin_desc *d;
+    rp_error_t error = { .text = "" };
+    void *h;
+    int null = open ("/dev/null", O_WRONLY);
+
+    /* The plugin's constructors run here: keep their output (and a
+     * "symbol lookup error") off the caller's terminal. */
+    if (null >= 0) {
+        dup2 (null, STDOUT_FILENO);
+        dup2 (null, STDERR_FILENO);
+    }
+    if (!(h = dlopen (fdpath, RTLD_LAZY | RTLD_LOCAL)))
+        _exit (1);
+    if (!(d = dlsym (h, RP_PLUGIN_SYMBOL)))
+        rp_error_set (&error, EINVAL, "no descriptor symbol '%s'",
+                      RP_PLUGIN_SYMBOL);
+    else
+        rp_plugin_desc_check (d, kind, &error);
+    if (write_all (out, error.text, strlen (error.text) + 1) < 0)
+        _exit (1);
+    _exit (0);
+}
+
+/* Run diagnose_child; its text in buf ("" when it found nothing or died). */
+static void diagnose_fork (const char *fdpath, uint32_t kind, char *buf,
+                           size_t size)
+{
+    size_t len = 0;
+    int fds[2], status;
+    pid_t pid;
+
+    buf[0] = '\0';
+    if (pipe2 (fds, O_CLOEXEC) < 0)
+        return;
+    fflush (NULL);
+    if ((pid = fork ()) < 0) {
+        close (fds[0]);
+        close (fds[1]);
+        return;
+    }
+    if (pid == 0) {
+        close (fds[0]);
+        diagnose_child (fds[1], fdpath, kind);
+    }
+    close (fds[1]);
+    while (len < size - 1) {
+        ssize_t n = read (fds[0], buf + len, size - 1 - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+    }
+    close (fds[0]);
+    while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    buf[len] = '\0';
+    if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
+        buf[0] = '\0';
+}
+
+/* The RTLD_NOW open failed with msg: see (in a child) if the descriptor
+ * explains it better.  Fills error and returns -1 either way. */
+static int diagnose (const char *file, int fd, const char *fdpath,
+                     uint32_t kind, const char *msg, rp_error_t *error)
+{
+    const char *why = strip_path (msg, fdpath);
+    char text[RP_ERROR_TEXT_SIZE];
 
     if (!strstr (why, "undefined symbol"))
         return rp_error_set (
             error, EINVAL, "%s: %s (%s)", file,
-            has_elf_magic (real) ? "cannot load" : "not a shared object", why);
-    rp_error_set (error, EINVAL, "%s: %s", file, why);
-    if (!(h = lt_dlopen (real)))
-        return -1;
-    d = lt_dlsym (h, RP_PLUGIN_SYMBOL);
-    if (!d)
-        rp_error_set (error, EINVAL, "%s: no descriptor symbol '%s'", file,
-                      RP_PLUGIN_SYMBOL);
-    else if (rp_plugin_desc_check (d, kind, error) < 0)
-        rp_error_prefix (error, "%s", file);
-    lt_dlclose (h);
-    return -1;
+            has_elf_magic (fd) ? "cannot load" : "not a shared object", why);
+    diagnose_fork (fdpath, kind, text, sizeof (text));
+    if (text[0])
+        return rp_error_set (error, EINVAL, "%s: %s", file, text);
+    return rp_error_set (error, EINVAL, "%s: %s", file, why);
 }
 
-/* Open real with every symbol bound; the ltdl handle.  Holds ltdl_lock. */
-static lt_dlhandle load_locked (const char *file, const char *real,
-                                uint32_t kind, rp_error_t *error)
+/* Open fd with every symbol bound; the ltdl handle.  Holds ltdl_lock. */
+static lt_dlhandle load_locked (const char *file, int fd, uint32_t kind,
+                                rp_error_t *error)
 {
-    void *now = dlopen (real, RTLD_NOW | RTLD_LOCAL);
+    char fdpath[64];
+    void *now;
     lt_dlhandle h;
 
-    if (!now) {
+    snprintf (fdpath, sizeof (fdpath), "/proc/self/fd/%d", fd);
+    if (!(now = dlopen (fdpath, RTLD_NOW | RTLD_LOCAL))) {
         /* Copied: the next dl call reuses dlerror's buffer.  Large enough
          * for the path that starts it and the symbol name after it. */
         char msg[PATH_MAX + RP_ERROR_TEXT_SIZE];
         const char *e = dlerror ();
         snprintf (msg, sizeof (msg), "%s", e ? e : "unknown error");
-        diagnose (file, real, kind, msg, error);
+        diagnose (file, fd, fdpath, kind, msg, error);
         return NULL;
     }
-    h = lt_dlopen (real);
+    h = lt_dlopen (fdpath);
     if (!h)
         rp_error_set (error, EINVAL, "%s: cannot load (%s)", file,
                       lt_dlerror ());
@@ -396,30 +588,34 @@ static lt_dlhandle load_locked (const char *file, const char *real,
     return h;
 }
 
-static lt_dlhandle load (const char *file, const char *real, uint32_t kind,
+static lt_dlhandle load (const char *file, int fd, uint32_t kind,
                          rp_error_t *error)
 {
     lt_dlhandle h = NULL;
 
+    plugin_promote_globals ();
     pthread_mutex_lock (&ltdl_lock);
     if (lt_dlinit () != 0) {
         rp_error_set (error, ENOMEM, "%s: cannot initialise libltdl (%s)", file,
                       lt_dlerror ());
         goto out;
     }
-    if (!(h = load_locked (file, real, kind, error)))
+    if (!(h = load_locked (file, fd, kind, error)))
         lt_dlexit ();
 out:
     pthread_mutex_unlock (&ltdl_lock);
     return h;
 }
 
-static void unload (lt_dlhandle h)
+static void unload (struct rp_plugin *p)
 {
     pthread_mutex_lock (&ltdl_lock);
-    lt_dlclose (h);
+    lt_dlclose (p->handle);
     lt_dlexit ();
     pthread_mutex_unlock (&ltdl_lock);
+    p->handle = NULL;
+    close (p->fd);
+    p->fd = -1;
 }
 
 static char *strdup_or_null (const char *s, bool *oom)
@@ -470,22 +666,23 @@ struct rp_plugin *plugin_open (const char *file, uint32_t kind,
                                bool allow_insecure, rp_error_t *error)
 {
     struct rp_plugin *p;
-    char *real = NULL;
+    int fd = plugin_secure_open (file, "load", !allow_insecure, error);
 
-    if (check_file (file, allow_insecure, &real, error) < 0)
+    if (fd < 0)
         return NULL;
     if (!(p = calloc (1, sizeof (*p))) || !(p->file = strdup (file))) {
         rp_error_set (error, ENOMEM, "%s: out of memory", file);
-        goto error;
+        free (p);
+        close (fd);
+        return NULL;
     }
-    if (!(p->handle = load (file, real, kind, error)))
+    p->fd = fd;
+    if (!(p->handle = load (file, fd, kind, error)))
         goto error;
     if (read_desc (p, kind, error) < 0)
         goto error;
-    free (real);
     return p;
 error:
-    free (real);
     plugin_close (p);
     return NULL;
 }
@@ -493,6 +690,8 @@ error:
 int plugin_start (struct rp_plugin *p, const char *instance, json_t *config,
                   rp_error_t *error)
 {
+    int rc;
+
     if (!(p->instance = strdup (instance)))
         return rp_error_set (error, ENOMEM, "out of memory");
     p->config = config ? json_incref (config) : json_object ();
@@ -508,7 +707,10 @@ int plugin_start (struct rp_plugin *p, const char *instance, json_t *config,
                              "init)");
     }
     p->error[0] = '\0';
-    if (p->desc->init (p, &services) != 0) {
+    pthread_mutex_lock (&call_lock);
+    rc = p->desc->init (p, &services);
+    pthread_mutex_unlock (&call_lock);
+    if (rc != 0) {
         if (p->error[0])
             return rp_error_set (error, EINVAL, "init failed: %s", p->error);
         return rp_error_set (error, EINVAL, "init failed");
@@ -523,10 +725,15 @@ void plugin_close (struct rp_plugin *p)
 
     if (!p)
         return;
-    if (p->initialized && p->fini)
+    if (p->initialized && p->fini) {
+        pthread_mutex_lock (&call_lock);
         p->fini (p);
+        pthread_mutex_unlock (&call_lock);
+    }
     if (p->handle)
-        unload (p->handle);
+        unload (p);
+    else if (p->fd >= 0)
+        close (p->fd);
     json_decref (p->config);
     free (p->file);
     free (p->name);
@@ -584,7 +791,7 @@ static int path_add_env (char ***dirs, size_t *n, const char *env,
 int plugin_path_create (char *const *cfg_dirs, size_t ncfg,
                         struct rp_diags *diags, char ***dirsp)
 {
-    const char *env = getenv (RP_PLUGIN_PATH_ENV);
+    const char *env = secure_getenv (RP_PLUGIN_PATH_ENV);
     char **dirs = NULL;
     size_t n = 0;
 
@@ -632,7 +839,7 @@ int plugin_find (const char *name, char *const *dirs, char **file,
         char *path;
         if (asprintf (&path, "%s/%s.so", dirs[i], name) < 0)
             return rp_error_set (error, ENOMEM, "out of memory");
-        if (stat (path, &st) == 0) {
+        if (lstat (path, &st) == 0) {
             *file = path;
             return 0;
         }
@@ -678,8 +885,7 @@ struct rp_plugin *rp_plugin_inspect (const char *path, rp_error_t *error)
     free (file);
     if (!p)
         return NULL;
-    unload (p->handle);
-    p->handle = NULL;
+    unload (p);
     p->desc = NULL;
     p->fini = NULL;
     p->validate = NULL;

@@ -27,6 +27,7 @@ struct rp_plugin {
     uint32_t abi_version;
     uint32_t kind;
 
+    int fd;                            /* the file loaded, -1 once unloaded */
     lt_dlhandle handle;                /* NULL once unloaded (inspect) */
     const struct rp_plugin_desc *desc; /* NULL once unloaded */
     void (*fini) (struct rp_plugin *p);
@@ -61,11 +62,27 @@ int plugin_path_create (char *const *cfg_dirs, size_t ncfg,
                         struct rp_diags *diags, char ***dirs);
 void plugin_path_free (char **dirs);
 
-/* Find NAME.so in the first directory of dirs that has it.  On success
- * *file is the path (caller frees).  Not found: -1, ENOENT,
+/* Find NAME.so in the first directory of dirs that has an entry of that
+ * name, whatever it is (a directory or a dangling symlink is then reported
+ * by plugin_open, not skipped).  On success *file is the path (caller
+ * frees).  Not found: -1, ENOENT,
  * "plugin 'NAME' not found in DIR:DIR...". */
 int plugin_find (const char *name, char *const *dirs, char **file,
                  rp_error_t *error);
+
+/* Open file for reading, resolved, without following
+ * a symlink at the last step, and return the descriptor.  It must be a
+ * regular file; unless !check, the file, every directory above its
+ * resolved path and every directory above the name as given must be
+ * owned by root or the effective user and not writable by group or
+ * others.  Messages start with file; refusals are EPERM,
+ * "FILE: refusing to VERB: ...". */
+int plugin_secure_open (const char *file, const char *verb, bool check,
+                        rp_error_t *error);
+
+/* Make librespol's and jansson's symbols global (once per process), for
+ * plugins loaded by a host that opened librespol with RTLD_LOCAL. */
+void plugin_promote_globals (void);
 
 /* Plugin and instance names: letters, digits, '-', '_'; 1-64 bytes. */
 #define PLUGIN_NAME_MAX 64

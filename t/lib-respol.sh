@@ -11,11 +11,45 @@
 : "${SHARNESS_BUILD_DIRECTORY:=$RESPOL_BUILDDIR/core}"
 export SHARNESS_TEST_SRCDIR RESPOL_SRCDIR RESPOL_BUILDDIR SHARNESS_BUILD_DIRECTORY
 
+# The plugin loader refuses a plugin or configuration below a directory
+# that is not owned by root or the user, or is writable by group or others
+# (core/plugin.c), /tmp included.  When the build tree is below such a
+# directory, the trash directories go under $HOME/.respol-test instead,
+# and the plugins the tests load are copied there (after sharness starts).
+umask 022
+respol_dir_safe() {
+	_d=$(cd -P "$1" 2>/dev/null && pwd) || return 1
+	while :; do
+		_s=$(stat -L -c '%u %a' "$_d") || return 1
+		test "${_s% *}" = 0 || test "${_s% *}" = "$(id -u)" || return 1
+		test $((0${_s#* } & 022)) = 0 || return 1
+		test "$_d" = / && return 0
+		_d=$(dirname "$_d")
+	done
+}
+respol_copy_plugins=
+if ! respol_dir_safe "${SHARNESS_TEST_DIRECTORY:-.}" &&
+	test -n "$HOME" && respol_dir_safe "$HOME"; then
+	mkdir -p -m 0755 "$HOME/.respol-test" && root="$HOME/.respol-test" &&
+		respol_copy_plugins=t
+fi
+
 if ! test -r "$SHARNESS"; then
 	echo "1..0 # SKIP sharness.sh not found (apt-get install sharness)"
 	exit 0
 fi
 . "$SHARNESS"
+
+if test -n "$respol_copy_plugins"; then
+	for _v in RESPOL_FIXTURE_PLUGINDIR RESPOL_BUILD_PLUGINDIR; do
+		eval "_from=\${$_v:-}"
+		test -d "$_from" || continue
+		_to="$SHARNESS_TRASH_DIRECTORY/.plugins/$_v"
+		mkdir -p "$_to" && cp "$_from"/*.so "$_to"/ || exit 1
+		eval "$_v=\$_to"
+		export $_v
+	done
+fi
 
 RESPOL_DATA="$SHARNESS_TEST_SRCDIR/data"
 export RESPOL_DATA

@@ -161,15 +161,70 @@ test_expect_success 'info: a file writable by others is refused' '
 	mkdir -p sec &&
 	cp "$FIX/good.so" sec/good.so &&
 	chmod o+w sec/good.so &&
-	test_error 1 "respol: plugin: $(pwd -P)/sec/good.so: refusing to load: the file is writable by other users (mode 0757)" \
+	test_error 1 "respol: plugin: $(pwd -P)/sec/good.so: refusing to load: the file is writable by group or others (mode 0757)" \
 		respol plugin info sec/good.so
 '
 test_expect_success 'info: a directory writable by others is refused' '
 	chmod o-w sec/good.so &&
 	chmod o+w sec &&
-	test_error 1 "respol: plugin: $(pwd -P)/sec/good.so: refusing to load: directory $(pwd -P)/sec is writable by other users (mode 0757)" \
+	test_error 1 "respol: plugin: $(pwd -P)/sec/good.so: refusing to load: directory $(pwd -P)/sec is writable by group or others (mode 0757)" \
 		respol plugin info sec/good.so &&
 	chmod o-w sec
+'
+test_expect_success 'info: a group-writable file is refused (group members are other users)' '
+	chmod g+w sec/good.so &&
+	test_when_finished "chmod g-w sec/good.so" &&
+	test_error 1 "respol: plugin: $(pwd -P)/sec/good.so: refusing to load: the file is writable by group or others (mode 0775)" \
+		respol plugin info sec/good.so
+'
+test_expect_success 'info: an ancestor directory writable by others is refused' '
+	mkdir -p top/sub &&
+	cp "$FIX/good.so" top/sub/good.so &&
+	chmod 0777 top &&
+	test_when_finished "chmod 0755 top" &&
+	test_error 1 "respol: plugin: $(pwd -P)/top/sub/good.so: refusing to load: directory $(pwd -P)/top is writable by group or others (mode 0777)" \
+		respol plugin info top/sub/good.so
+'
+test_expect_success 'info: a symlink in a directory writable by others is refused' '
+	mkdir -p open &&
+	ln -s "$FIX/good.so" open/good.so &&
+	respol plugin info open/good.so >/dev/null &&
+	chmod 0777 open &&
+	test_when_finished "chmod 0755 open" &&
+	test_error 1 "respol: plugin: $(pwd -P)/open/good.so: refusing to load: directory $(pwd -P)/open is writable by group or others (mode 0777)" \
+		respol plugin info open/good.so
+'
+test_expect_success 'info: a constructor calling a missing function does not kill respol' '
+	test_error 1 "respol: plugin: $FIX/ctor-undefined.so: undefined symbol: rp_ctor_no_such_function" \
+		respol plugin info "$FIX/ctor-undefined.so"
+'
+
+# A host that opened librespol with RTLD_LOCAL (Python's ctypes, a
+# flux-broker module): plugins still find rp_* and json_* (good.so calls
+# rp_jobspec_queue and json_*, bound at load).
+LIBRESPOL="$RESPOL_BUILDDIR/core/.libs/librespol.so"
+if command -v python3 >/dev/null 2>&1 && test -r "$LIBRESPOL" &&
+	python3 -c "import ctypes, sys; ctypes.CDLL(sys.argv[1])" "$LIBRESPOL" 2>/dev/null; then
+	test_set_prereq PYCTYPES
+fi
+test_expect_success PYCTYPES 'a host that loaded librespol RTLD_LOCAL loads a plugin' '
+	cat >host.py <<-\EOF &&
+	import ctypes, os, sys
+	lib = ctypes.CDLL(sys.argv[1], mode=os.RTLD_LOCAL)
+	lib.rp_plugin_inspect.restype = ctypes.c_void_p
+	lib.rp_plugin_name.restype = ctypes.c_char_p
+	lib.rp_plugin_name.argtypes = [ctypes.c_void_p]
+	lib.rp_plugin_destroy.argtypes = [ctypes.c_void_p]
+	error = ctypes.create_string_buffer(65536)
+	p = lib.rp_plugin_inspect(sys.argv[2].encode(), error)
+	if not p:
+	    sys.exit(error.value.decode())
+	print(lib.rp_plugin_name(p).decode())
+	lib.rp_plugin_destroy(p)
+	EOF
+	python3 host.py "$LIBRESPOL" "$FIX/good.so" >out &&
+	echo good >expected &&
+	test_cmp expected out
 '
 
 # list

@@ -269,6 +269,21 @@ test_expect_success 'search: empty and relative $RESPOL_PLUGIN_PATH entries are 
 	RESPOL_PLUGIN_PATH=":." test_expect_code 1 respol config check cwd.yaml 2>err &&
 	test_cmp expected err
 '
+test_expect_success 'search: a directory named NAME.so stops the search (not a regular file)' '
+	mkdir -p shadow/good.so &&
+	cat >shadow.yaml <<-EOF &&
+	plugin-path: ["$(pwd -P)/shadow", "$(pwd -P)/first"]
+	validate: [{plugin: good}]
+	EOF
+	test_error 1 "respol: config: shadow.yaml:2:21: validate[0]: $(pwd -P)/shadow/good.so: not a regular file" \
+		respol config check shadow.yaml
+'
+test_expect_success 'search: so does a dangling symlink NAME.so (one rule)' '
+	rmdir shadow/good.so &&
+	ln -s "$(pwd -P)/nowhere.so" shadow/good.so &&
+	test_error 1 "respol: config: shadow.yaml:2:21: validate[0]: $(pwd -P)/shadow/good.so: No such file or directory" \
+		respol config check shadow.yaml
+'
 
 # Security
 
@@ -278,7 +293,7 @@ test_expect_success 'a plugin writable by others is refused' '
 	validate:
 	  - plugin: "$(pwd -P)/second/good.so"
 	EOF
-	test_error 1 "respol: config: insecure.yaml:2:13: validate[0]: $(pwd -P)/second/good.so: refusing to load: the file is writable by other users (mode 0757)" \
+	test_error 1 "respol: config: insecure.yaml:2:13: validate[0]: $(pwd -P)/second/good.so: refusing to load: the file is writable by group or others (mode 0757)" \
 		respol config check insecure.yaml
 '
 test_expect_success 'unless the configuration says allow-insecure-path: true' '
@@ -292,8 +307,28 @@ test_expect_success 'a plugin in a directory writable by others is refused' '
 	chmod o+w second &&
 	test_when_finished "chmod o-w second" &&
 	sed "/allow-insecure-path/d" insecure.yaml >insecure2.yaml &&
-	test_error 1 "respol: config: insecure2.yaml:2:13: validate[0]: $(pwd -P)/second/good.so: refusing to load: directory $(pwd -P)/second is writable by other users (mode 0757)" \
+	test_error 1 "respol: config: insecure2.yaml:2:13: validate[0]: $(pwd -P)/second/good.so: refusing to load: directory $(pwd -P)/second is writable by group or others (mode 0757)" \
 		respol config check insecure2.yaml
+'
+test_expect_success 'a configuration writable by others is refused, allow-insecure-path or not' '
+	chmod o+w insecure.yaml &&
+	test_when_finished "chmod o-w insecure.yaml" &&
+	test_error 1 "respol: config: configuration insecure.yaml: refusing to read: the file is writable by group or others (mode 0646)" \
+		respol config check insecure.yaml
+'
+test_expect_success 'a group-writable configuration is refused, also from $RESPOL_CONFIG' '
+	chmod g+w insecure2.yaml &&
+	test_when_finished "chmod g-w insecure2.yaml" &&
+	RESPOL_CONFIG=insecure2.yaml test_error 1 "respol: plugin: configuration insecure2.yaml: refusing to read: the file is writable by group or others (mode 0664)" \
+		respol plugin list
+'
+test_expect_success 'a configuration below a directory writable by others is refused' '
+	mkdir -p cfgdir &&
+	cp insecure2.yaml cfgdir/c.yaml &&
+	chmod 0777 cfgdir &&
+	test_when_finished "chmod 0755 cfgdir" &&
+	test_error 1 "respol: config: configuration cfgdir/c.yaml: refusing to read: directory $(pwd -P)/cfgdir is writable by group or others (mode 0777)" \
+		respol config check cfgdir/c.yaml
 '
 if test "$(id -u)" = 0 && id nobody >/dev/null 2>&1; then
 	test_set_prereq ROOT

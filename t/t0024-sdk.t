@@ -34,7 +34,11 @@ if ! test_have_prereq CC; then
 test_done
 fi
 
-DEST=$(mktemp -d "${TMPDIR:-/tmp}/respol-sdk.XXXXXX") ||
+# Not below /tmp: the loader refuses plugins below a directory others may
+# write.  Next to the trash directory (whose name has a space, which
+# make install cannot take), which lib-respol.sh puts in a safe place.
+DEST=$(mktemp -d "$(dirname "$SHARNESS_TRASH_DIRECTORY")/respol-sdk.XXXXXX") &&
+	chmod 0755 "$DEST" ||
 	error "cannot create a staging directory"
 
 # The staged install, read as a site would read it.

@@ -24,9 +24,15 @@
  * plugin-path, then in $RESPOL_PLUGIN_PATH (colon separated; empty and
  * relative entries are ignored with a warning), then in the installed
  * plugin directory; the current directory is never searched.  A plugin
- * file, or the directory holding it, that other users may write, or that
- * is owned by a user other than root and the current user, is refused
- * unless allow-insecure-path is true.
+ * file is refused if it, any directory above it (symbolic links resolved,
+ * up to "/"), or any directory above the name as written (the search
+ * directory) is writable by group or others, or is owned by a user other
+ * than root and the effective user; a world-writable sticky directory
+ * such as /tmp is no exception.  allow-insecure-path: true turns these
+ * checks off for plugins.  The configuration file gets the same checks,
+ * always: an insecure configuration is refused (allow-insecure-path in it
+ * cannot vouch for itself).  $RESPOL_CONFIG and $RESPOL_PLUGIN_PATH are
+ * ignored in a set-user-ID or set-group-ID process (secure_getenv).
  *
  * Loading is all-or-nothing: every entry of every stack is loaded, checked
  * and initialised with its configuration block, every error is reported,
@@ -34,7 +40,8 @@
  * (in reverse order) and unloaded before rp_config_load returns NULL.
  *
  * Threads: load and destroy configurations from any thread (the loader
- * serialises them); a configuration's stacks are run by one thread at a
+ * serialises loading and unloading, and holds one process-wide lock around
+ * every plugin init and fini call); a configuration's stacks are run by one thread at a
  * time (plugin.h promises plugins one caller at a time).
  *
  * Ownership: rp_config_load returns a configuration the caller must

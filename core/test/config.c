@@ -26,10 +26,47 @@
 #include "t/tap/tap.h"
 
 static const char *fixdir;
-static char tmpdir[] = "/tmp/respol-test-config-XXXXXX";
+static char fixcopy[PATH_MAX];
+static char tmpdir[PATH_MAX];
 static char cfgpath[PATH_MAX];
 
 /* --- helpers ------------------------------------------------------------ */
+
+/* The loader refuses files below a directory others may write, /tmp
+ * included: make the temporary directory in the first of the build tree
+ * and $HOME where a copy of the fixture plugins loads, and use the copies
+ * (the build tree itself may be below /tmp). */
+static void make_tmpdir (void)
+{
+    const char *bases[] = { getenv ("RESPOL_BUILDDIR"), getenv ("HOME") };
+    char cmd[4 * PATH_MAX];
+
+    for (size_t i = 0; i < sizeof (bases) / sizeof (bases[0]); i++) {
+        struct rp_plugin *p;
+        if (!bases[i])
+            continue;
+        snprintf (tmpdir, sizeof (tmpdir), "%s/respol-test-config-XXXXXX",
+                  bases[i]);
+        if (!mkdtemp (tmpdir))
+            continue;
+        snprintf (fixcopy, sizeof (fixcopy), "%s/fix", tmpdir);
+        snprintf (cmd, sizeof (cmd), "mkdir -m 0755 '%s' && cp '%s'/*.so '%s'",
+                  fixcopy, fixdir, fixcopy);
+        if (system (cmd) != 0)
+            BAIL_OUT ("%s failed", cmd);
+        snprintf (cmd, sizeof (cmd), "%s/good.so", fixcopy);
+        if ((p = rp_plugin_inspect (cmd, NULL))) {
+            rp_plugin_destroy (p);
+            fixdir = fixcopy;
+            return;
+        }
+        snprintf (cmd, sizeof (cmd), "rm -rf '%s'", tmpdir);
+        if (system (cmd) != 0)
+            diag ("could not remove %s", tmpdir);
+    }
+    BAIL_OUT ("no directory where the loader accepts plugins (the build "
+              "tree, $HOME)");
+}
 
 /* s with every "$FIX" and "$TMP" replaced, and "@" at a line start by
  * cfgpath when at_path.  Caller frees. */
@@ -266,7 +303,8 @@ static void test_files (void)
 
     errno = 0;
     cfg = rp_config_load (tmp ("missing.yaml"), 0, d);
-    snprintf (want, sizeof (want), "configuration %s: No such file or directory",
+    snprintf (want, sizeof (want),
+              "configuration %s: No such file or directory",
               tmp ("missing.yaml"));
     ok (cfg == NULL && errno == ENOENT, "a missing file: ENOENT");
     is (messages (d), want, "a missing file: message");
@@ -537,7 +575,7 @@ static void test_insecure (void)
     cfg = load ("validate:\n  - plugin: $TMP/ins/good.so\n", 0, d);
     snprintf (want, sizeof (want),
               "%s:2:13: validate[0]: %s: refusing to load: the file is "
-              "writable by other users (mode 0666)",
+              "writable by group or others (mode 0666)",
               cfgpath, tmp ("ins/good.so"));
     ok (cfg == NULL, "a file writable by others is refused");
     is (messages (d), want, "with its message");
@@ -552,6 +590,64 @@ static void test_insecure (void)
     ok (cfg != NULL, "wherever the key is in the file");
     rp_config_destroy (cfg);
     rp_diags_destroy (d);
+}
+
+/* Load path (written with content, then given mode) and expect a refusal
+ * with EPERM and the message "configuration PATH: refusing to read: why". */
+static void expect_config_refused (const char *path, const char *content,
+                                   mode_t mode, const char *why,
+                                   const char *what)
+{
+    struct rp_diags *d = rp_diags_create ();
+    char want[3 * PATH_MAX];
+    struct rp_config *cfg;
+
+    write_file (path, content);
+    chmod (path, mode);
+    snprintf (want, sizeof (want), "configuration %s: refusing to read: %s",
+              path, why);
+    errno = 0;
+    cfg = rp_config_load (path, 0, d);
+    ok (cfg == NULL && errno == EPERM, "%s: refused with EPERM", what);
+    is (messages (d), want, "%s: message", what);
+    rp_config_destroy (cfg);
+    rp_diags_destroy (d);
+}
+
+/* The configuration decides what runs: it gets the plugins' checks, and
+ * allow-insecure-path in it cannot lift them. */
+static void test_insecure_config (void)
+{
+    const char *insecure = "allow-insecure-path: true\nvalidate: []\n";
+    char why[2 * PATH_MAX];
+    struct rp_config *cfg;
+
+    if (mkdir (tmp ("cfg"), 0755) < 0 || mkdir (tmp ("cfg/sub"), 0755) < 0)
+        BAIL_OUT ("mkdir");
+    expect_config_refused (tmp ("cfg/sub/a.yaml"), insecure, 0666,
+                           "the file is writable by group or others (mode "
+                           "0666)",
+                           "a configuration writable by others, even with "
+                           "allow-insecure-path");
+    expect_config_refused (tmp ("cfg/sub/a.yaml"), "", 0620,
+                           "the file is writable by group or others (mode "
+                           "0620)",
+                           "a group-writable configuration");
+    chmod (tmp ("cfg"), 0777);
+    snprintf (why, sizeof (why),
+              "directory %s is writable by group or others (mode 0777)",
+              tmp ("cfg"));
+    expect_config_refused (tmp ("cfg/sub/a.yaml"), "", 0644, why,
+                           "a configuration below a directory writable by "
+                           "others");
+    chmod (tmp ("cfg"), 0755);
+    cfg = rp_config_load (tmp ("cfg/sub/a.yaml"), 0, NULL);
+    ok (cfg != NULL, "the same configuration, made safe, loads");
+    rp_config_destroy (cfg);
+    cfg = rp_config_load ("/dev/null", 0, NULL);
+    ok (cfg != NULL && count (cfg) == 0,
+        "/dev/null (writable by all) is the empty configuration");
+    rp_config_destroy (cfg);
 }
 
 /* All-or-nothing: a stack whose third entry fails finalises the others,
@@ -815,7 +911,7 @@ static void test_stack_edges (void)
 
 int main (void)
 {
-    char cmd[PATH_MAX + 16];
+    char cmd[2 * PATH_MAX];
 
     plan (NO_PLAN);
     if (!(fixdir = getenv ("RESPOL_FIXTURE_PLUGINDIR")))
@@ -823,8 +919,7 @@ int main (void)
                   "check)");
     unsetenv (RP_CONFIG_ENV);
     unsetenv (RP_PLUGIN_PATH_ENV);
-    if (!mkdtemp (tmpdir))
-        BAIL_OUT ("mkdtemp");
+    make_tmpdir ();
     snprintf (cfgpath, sizeof (cfgpath), "%s/respol.yaml", tmpdir);
     test_syntax ();
     test_files ();
@@ -833,6 +928,7 @@ int main (void)
     test_load_good ();
     test_search_path ();
     test_insecure ();
+    test_insecure_config ();
     test_all_or_nothing ();
     test_log ();
     test_stack_run ();

@@ -21,7 +21,8 @@
 #include "t/tap/tap.h"
 
 static const char *fixdir;
-static char tmpdir[] = "/tmp/respol-test-plugin-XXXXXX";
+static char fixcopy[PATH_MAX];
+static char tmpdir[PATH_MAX];
 
 /* Rotating static buffers so a test can use several paths at once. */
 static char *buf (void)
@@ -58,6 +59,42 @@ static void copy_file (const char *from, const char *to)
     snprintf (cmd, sizeof (cmd), "cp '%s' '%s'", from, to);
     if (system (cmd) != 0)
         BAIL_OUT ("%s failed", cmd);
+}
+
+/* The loader refuses files below a directory others may write, /tmp
+ * included: make the temporary directory in the first of the build tree
+ * and $HOME where a copy of the fixture plugins loads, and use the copies
+ * (the build tree itself may be below /tmp). */
+static void make_tmpdir (void)
+{
+    const char *bases[] = { getenv ("RESPOL_BUILDDIR"), getenv ("HOME") };
+    char cmd[4 * PATH_MAX];
+
+    for (size_t i = 0; i < sizeof (bases) / sizeof (bases[0]); i++) {
+        struct rp_plugin *p;
+        if (!bases[i])
+            continue;
+        snprintf (tmpdir, sizeof (tmpdir), "%s/respol-test-plugin-XXXXXX",
+                  bases[i]);
+        if (!mkdtemp (tmpdir))
+            continue;
+        snprintf (fixcopy, sizeof (fixcopy), "%s/fix", tmpdir);
+        snprintf (cmd, sizeof (cmd), "mkdir -m 0755 '%s' && cp '%s'/*.so '%s'",
+                  fixcopy, fixdir, fixcopy);
+        if (system (cmd) != 0)
+            BAIL_OUT ("%s failed", cmd);
+        snprintf (cmd, sizeof (cmd), "%s/good.so", fixcopy);
+        if ((p = rp_plugin_inspect (cmd, NULL))) {
+            rp_plugin_destroy (p);
+            fixdir = fixcopy;
+            return;
+        }
+        snprintf (cmd, sizeof (cmd), "rm -rf '%s'", tmpdir);
+        if (system (cmd) != 0)
+            diag ("could not remove %s", tmpdir);
+    }
+    BAIL_OUT ("no directory where the loader accepts plugins (the build "
+              "tree, $HOME)");
 }
 
 /* --- descriptor checks -------------------------------------------------- */
@@ -264,6 +301,8 @@ static const struct inspect_test inspect_tests[] = {
     { "no-ops", EINVAL, "plugin 'no-ops' has no operations" },
     { "no-descriptor", EINVAL, "no descriptor symbol 'respol_plugin'" },
     { "undefined-symbol", EINVAL, "undefined symbol: rp_no_such_function" },
+    /* Without the child process, the lazy open's constructor kills us. */
+    { "ctor-undefined", EINVAL, "undefined symbol: rp_ctor_no_such_function" },
     { "no-such-plugin", ENOENT, "No such file or directory" },
 };
 
@@ -371,49 +410,126 @@ static void expect_refused (const char *path, const char *why, const char *what)
     rp_plugin_destroy (p);
 }
 
-static void test_insecure (void)
+/* "directory D is writable by group or others (mode M)" */
+static const char *dir_writable (const char *dir, unsigned mode)
+{
+    char *b = buf ();
+    snprintf (b, PATH_MAX,
+              "directory %s is writable by group or others (mode %04o)", dir,
+              mode);
+    return b;
+}
+
+static void test_insecure_modes (void)
+{
+    if (mkdir (tmp ("sec"), 0755) < 0 || mkdir (tmp ("sec/sub"), 0755) < 0)
+        BAIL_OUT ("mkdir");
+    copy_file (fixture ("good"), tmp ("sec/sub/good.so"));
+    chmod (tmp ("sec/sub/good.so"), 0646);
+    expect_refused (tmp ("sec/sub/good.so"),
+                    "the file is writable by group or others (mode 0646)",
+                    "a file writable by others");
+    chmod (tmp ("sec/sub/good.so"), 0664);
+    expect_refused (tmp ("sec/sub/good.so"),
+                    "the file is writable by group or others (mode 0664)",
+                    "a group-writable file (group members are other users)");
+    chmod (tmp ("sec/sub/good.so"), 0644);
+    chmod (tmp ("sec/sub"), 0757);
+    expect_refused (tmp ("sec/sub/good.so"),
+                    dir_writable (tmp ("sec/sub"), 0757),
+                    "a directory writable by others");
+    chmod (tmp ("sec/sub"), 0775);
+    expect_refused (tmp ("sec/sub/good.so"),
+                    dir_writable (tmp ("sec/sub"), 0775),
+                    "a group-writable directory");
+    chmod (tmp ("sec/sub"), 0755);
+    chmod (tmp ("sec"), 0777);
+    expect_refused (tmp ("sec/sub/good.so"), dir_writable (tmp ("sec"), 0777),
+                    "an ancestor directory writable by others");
+    chmod (tmp ("sec"), 01777);
+    expect_refused (tmp ("sec/sub/good.so"), dir_writable (tmp ("sec"), 01777),
+                    "a sticky ancestor (like /tmp) is no exception");
+    chmod (tmp ("sec"), 0755);
+}
+
+/* A plugin in a private directory below /tmp: /tmp is refused. */
+static void test_insecure_tmp (void)
+{
+    char dir[] = "/tmp/respol-test-plugin-XXXXXX";
+    char file[sizeof (dir) + 16];
+    char cmd[2 * sizeof (file)];
+    struct stat st;
+
+    if (stat ("/tmp", &st) < 0 || (st.st_mode & 07777) != 01777
+        || !mkdtemp (dir)) {
+        skip (2, "/tmp is not a 1777 directory");
+        return;
+    }
+    snprintf (file, sizeof (file), "%s/good.so", dir);
+    copy_file (fixture ("good"), file);
+    expect_refused (file, dir_writable ("/tmp", 01777),
+                    "a plugin in a private directory below /tmp");
+    snprintf (cmd, sizeof (cmd), "rm -rf '%s'", dir);
+    if (system (cmd) != 0)
+        diag ("could not remove %s", dir);
+}
+
+/* The directory that holds the name given (a search directory) counts,
+ * not only the one the symlink leads to. */
+static void test_insecure_link (void)
+{
+    char want[3 * PATH_MAX];
+    struct rp_plugin *p;
+    rp_error_t error;
+
+    if (mkdir (tmp ("open"), 0755) < 0
+        || symlink (fixture ("good"), tmp ("open/good.so")) < 0)
+        BAIL_OUT ("mkdir or symlink");
+    p = rp_plugin_inspect (tmp ("open/good.so"), &error);
+    ok (p != NULL, "a symlink to a safe plugin in a safe directory loads");
+    rp_plugin_destroy (p);
+    chmod (tmp ("open"), 0777);
+    expect_refused (tmp ("open/good.so"), dir_writable (tmp ("open"), 0777),
+                    "a safe plugin named in a directory writable by others");
+    chmod (tmp ("open"), 0755);
+
+    if (mkfifo (tmp ("fifo.so"), 0644) < 0)
+        BAIL_OUT ("mkfifo");
+    snprintf (want, sizeof (want), "%s: not a regular file", tmp ("fifo.so"));
+    p = rp_plugin_inspect (tmp ("fifo.so"), &error);
+    is (p ? "" : error.text, want,
+        "a FIFO is refused (opening it does not "
+        "wait for a writer)");
+    rp_plugin_destroy (p);
+}
+
+static void test_insecure_owner (void)
 {
     char why[2 * PATH_MAX];
     struct passwd *nobody = getpwnam ("nobody");
-    struct rp_plugin *p;
-
-    if (mkdir (tmp ("sec"), 0755) < 0)
-        BAIL_OUT ("mkdir");
-    copy_file (fixture ("good"), tmp ("sec/good.so"));
-    chmod (tmp ("sec/good.so"), 0646);
-    expect_refused (tmp ("sec/good.so"),
-                    "the file is writable by other users (mode 0646)",
-                    "a file writable by others");
-    chmod (tmp ("sec/good.so"), 0664);
-    p = rp_plugin_inspect (tmp ("sec/good.so"), NULL);
-    ok (p != NULL, "a group-writable file loads (only others count)");
-    rp_plugin_destroy (p);
-    chmod (tmp ("sec"), 0757);
-    snprintf (why, sizeof (why),
-              "directory %s is writable by other users (mode 0757)",
-              tmp ("sec"));
-    expect_refused (tmp ("sec/good.so"), why, "a directory writable by others");
-    chmod (tmp ("sec"), 0755);
 
     if (geteuid () != 0 || !nobody) {
         skip (4, "not root: cannot give a file to another user");
         return;
     }
-    if (chown (tmp ("sec/good.so"), nobody->pw_uid, (gid_t)-1) < 0)
+    if (chown (tmp ("sec/sub/good.so"), nobody->pw_uid, (gid_t)-1) < 0)
         BAIL_OUT ("chown");
     snprintf (why, sizeof (why),
               "the file is owned by uid %lu, neither root nor the current "
               "user",
               (unsigned long)nobody->pw_uid);
-    expect_refused (tmp ("sec/good.so"), why, "a file of another user");
-    if (chown (tmp ("sec/good.so"), 0, (gid_t)-1) < 0
+    expect_refused (tmp ("sec/sub/good.so"), why, "a file of another user");
+    if (chown (tmp ("sec/sub/good.so"), 0, (gid_t)-1) < 0
         || chown (tmp ("sec"), nobody->pw_uid, (gid_t)-1) < 0)
         BAIL_OUT ("chown");
     snprintf (why, sizeof (why),
               "directory %s is owned by uid %lu, neither root nor the "
               "current user",
               tmp ("sec"), (unsigned long)nobody->pw_uid);
-    expect_refused (tmp ("sec/good.so"), why, "a directory of another user");
+    expect_refused (tmp ("sec/sub/good.so"), why,
+                    "an ancestor directory of another user");
+    if (chown (tmp ("sec"), 0, (gid_t)-1) < 0)
+        BAIL_OUT ("chown");
 }
 
 /* --- misc --------------------------------------------------------------- */
@@ -436,21 +552,23 @@ static void test_kind_names (void)
 
 int main (void)
 {
-    char cmd[PATH_MAX + 16];
+    char cmd[2 * PATH_MAX];
 
     plan (NO_PLAN);
     if (!(fixdir = getenv ("RESPOL_FIXTURE_PLUGINDIR")))
         BAIL_OUT ("RESPOL_FIXTURE_PLUGINDIR is not set (run with make "
                   "check)");
-    if (!mkdtemp (tmpdir))
-        BAIL_OUT ("mkdtemp");
+    make_tmpdir ();
     test_desc_check ();
     test_desc_grows ();
     test_inspect_good ();
     test_inspect_failures ();
     test_inspect_files ();
     test_inspect_paths ();
-    test_insecure ();
+    test_insecure_modes ();
+    test_insecure_tmp ();
+    test_insecure_link ();
+    test_insecure_owner ();
     test_kind_names ();
     snprintf (cmd, sizeof (cmd), "rm -rf '%s'", tmpdir);
     if (system (cmd) != 0)

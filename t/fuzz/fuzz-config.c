@@ -7,6 +7,7 @@
  * constructors).  Invariants: a load either succeeds with no error in the
  * diagnostics, or fails with at least one; nothing crashes or leaks.
  */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,15 +16,30 @@
 #include <respol/config.h>
 #include <respol/diag.h>
 
-static char path[] = "/tmp/fuzz-config-XXXXXX.yaml";
+/* The scratch file lives in a private directory under $HOME: the loader
+ * refuses a configuration below a directory others can write, /tmp
+ * included, and every input would be refused unread. */
+static char path[4096];
 static int fd = -1;
+
+static int scratch_open (void)
+{
+    char dir[4000];
+
+    snprintf (dir, sizeof (dir), "%s/.fuzz-config-XXXXXX",
+              getenv ("HOME") ? getenv ("HOME") : ".");
+    if (!mkdtemp (dir))
+        return -1;
+    snprintf (path, sizeof (path), "%s/respol.yaml", dir);
+    return open (path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+}
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
     struct rp_diags *diags;
     struct rp_config *cfg;
 
-    if (fd < 0 && (fd = mkstemps (path, 5)) < 0)
+    if (fd < 0 && (fd = scratch_open ()) < 0)
         abort ();
     if (ftruncate (fd, 0) < 0 || pwrite (fd, data, size, 0) != (ssize_t)size)
         abort ();
