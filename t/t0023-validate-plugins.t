@@ -69,8 +69,9 @@ test_expect_success 'the shipped plugins export their descriptor and nothing els
 # --- the installed default configuration ----------------------------------
 
 test_expect_success 'conf/respol.yaml loads and runs no plugin' '
-	respol config check "$RESPOL_SRCDIR/conf/respol.yaml" >out &&
-	echo "$RESPOL_SRCDIR/conf/respol.yaml: ok (no plugins)" >expected &&
+	cp "$RESPOL_SRCDIR/conf/respol.yaml" default.yaml &&
+	respol config check default.yaml >out &&
+	echo "default.yaml: ok (no plugins)" >expected &&
 	test_cmp expected out
 '
 test_expect_success 'the example stack commented out in conf/respol.yaml loads' '

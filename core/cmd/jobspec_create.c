@@ -605,25 +605,25 @@ static json_t *make_jobspec (struct create *cr, int argc, char **argv)
 /* What create prints must be V1 jobspec: check it with the validator
  * `respol jobspec validate` uses, and refuse to print it otherwise (a
  * --setattr or --cwd can make it invalid: "cwd: must be an absolute
- * path", "job.name: must be a string", ...). */
-static void check_jobspec (const json_t *jobspec)
+ * path", "job.name: must be a string", ...).  Returns 0, or -1 after
+ * printing every error. */
+static int check_jobspec (const json_t *jobspec)
 {
     struct rp_diags *diags = rp_diags_create ();
     struct rp_jobspec *js;
 
     if (!diags)
         nomem ();
-    if (!(js = rp_jobspec_from_json (jobspec, "jobspec", RP_JOBSPEC_V1,
-                                     diags))) {
-        for (size_t i = 0; i < rp_diags_count (diags); i++) {
-            if (rp_diags_severity (diags, i) == RP_DIAG_ERROR)
-                cmd_warn (SUB, "create: %s", rp_diags_text (diags, i));
-        }
-        rp_diags_destroy (diags);
-        die ("the options make an invalid V1 jobspec");
+    js = rp_jobspec_from_json (jobspec, "jobspec", RP_JOBSPEC_V1, diags);
+    for (size_t i = 0; !js && i < rp_diags_count (diags); i++) {
+        if (rp_diags_severity (diags, i) == RP_DIAG_ERROR)
+            cmd_warn (SUB, "create: %s", rp_diags_text (diags, i));
     }
-    rp_jobspec_destroy (js);
     rp_diags_destroy (diags);
+    if (!js)
+        return -1;
+    rp_jobspec_destroy (js);
+    return 0;
 }
 
 static void print_jobspec (const json_t *jobspec, bool json)
@@ -644,7 +644,7 @@ int cmd_jobspec_create (int argc, char **argv)
 {
     struct create cr = { .cores = 1 };
     json_t *jobspec;
-    int c;
+    int c, status;
 
     cr.env.vars = json_object ();
     cr.env.skipped = json_object ();
@@ -669,15 +669,20 @@ int cmd_jobspec_create (int argc, char **argv)
     check_counts (&cr);
     env_warn_skipped (&cr.env);
     jobspec = make_jobspec (&cr, argc - optind, argv + optind);
-    check_jobspec (jobspec);
-    print_jobspec (jobspec, cr.json);
-    if (fflush (stdout) != 0 || ferror (stdout))
-        die ("write error: %s", strerror (errno));
+    if ((status = check_jobspec (jobspec)) == 0) {
+        print_jobspec (jobspec, cr.json);
+        if (fflush (stdout) != 0 || ferror (stdout))
+            die ("write error: %s", strerror (errno));
+    }
     json_decref (jobspec);
     json_decref (cr.env.vars);
     json_decref (cr.env.skipped);
     json_decref (cr.constraints);
     json_decref (cr.options);
     free (cr.setattrs);
+    if (status < 0) {
+        cmd_warn (SUB, "create: the options make an invalid V1 jobspec");
+        return EXIT_INPUT;
+    }
     return 0;
 }
