@@ -25,48 +25,12 @@
 #include "respol/jobspec.h"
 #include "t/tap/tap.h"
 
-static const char *fixdir;
-static char fixcopy[PATH_MAX];
-static char tmpdir[PATH_MAX];
+#include "core/test/fixtures.h"
+
 static char cfgpath[PATH_MAX];
 
 /* --- helpers ------------------------------------------------------------ */
 
-/* The loader refuses files below a directory others may write, /tmp
- * included: make the temporary directory in the first of the build tree
- * and $HOME where a copy of the fixture plugins loads, and use the copies
- * (the build tree itself may be below /tmp). */
-static void make_tmpdir (void)
-{
-    const char *bases[] = { getenv ("RESPOL_BUILDDIR"), getenv ("HOME") };
-    char cmd[4 * PATH_MAX];
-
-    for (size_t i = 0; i < sizeof (bases) / sizeof (bases[0]); i++) {
-        struct rp_plugin *p;
-        if (!bases[i])
-            continue;
-        snprintf (tmpdir, sizeof (tmpdir), "%s/respol-test-config-XXXXXX",
-                  bases[i]);
-        if (!mkdtemp (tmpdir))
-            continue;
-        snprintf (fixcopy, sizeof (fixcopy), "%s/fix", tmpdir);
-        snprintf (cmd, sizeof (cmd), "mkdir -m 0755 '%s' && cp '%s'/*.so '%s'",
-                  fixcopy, fixdir, fixcopy);
-        if (system (cmd) != 0)
-            BAIL_OUT ("%s failed", cmd);
-        snprintf (cmd, sizeof (cmd), "%s/good.so", fixcopy);
-        if ((p = rp_plugin_inspect (cmd, NULL))) {
-            rp_plugin_destroy (p);
-            fixdir = fixcopy;
-            return;
-        }
-        snprintf (cmd, sizeof (cmd), "rm -rf '%s'", tmpdir);
-        if (system (cmd) != 0)
-            diag ("could not remove %s", tmpdir);
-    }
-    BAIL_OUT ("no directory where the loader accepts plugins (the build "
-              "tree, $HOME)");
-}
 
 /* s with every "$FIX" and "$TMP" replaced, and "@" at a line start by
  * cfgpath when at_path.  Caller frees. */
@@ -911,15 +875,10 @@ static void test_stack_edges (void)
 
 int main (void)
 {
-    char cmd[2 * PATH_MAX];
-
     plan (NO_PLAN);
-    if (!(fixdir = getenv ("RESPOL_FIXTURE_PLUGINDIR")))
-        BAIL_OUT ("RESPOL_FIXTURE_PLUGINDIR is not set (run with make "
-                  "check)");
     unsetenv (RP_CONFIG_ENV);
     unsetenv (RP_PLUGIN_PATH_ENV);
-    make_tmpdir ();
+    fixtures_setup ("respol-test-config");
     snprintf (cfgpath, sizeof (cfgpath), "%s/respol.yaml", tmpdir);
     test_syntax ();
     test_files ();
@@ -933,8 +892,6 @@ int main (void)
     test_log ();
     test_stack_run ();
     test_stack_edges ();
-    snprintf (cmd, sizeof (cmd), "rm -rf '%s'", tmpdir);
-    if (system (cmd) != 0)
-        diag ("could not remove %s", tmpdir);
+    fixtures_cleanup ();
     return done_testing ();
 }

@@ -20,9 +20,8 @@
 #include "respol/config.h"
 #include "t/tap/tap.h"
 
-static const char *fixdir;
-static char fixcopy[PATH_MAX];
-static char tmpdir[PATH_MAX];
+#include "core/test/fixtures.h"
+
 
 /* Rotating static buffers so a test can use several paths at once. */
 static char *buf (void)
@@ -61,41 +60,6 @@ static void copy_file (const char *from, const char *to)
         BAIL_OUT ("%s failed", cmd);
 }
 
-/* The loader refuses files below a directory others may write, /tmp
- * included: make the temporary directory in the first of the build tree
- * and $HOME where a copy of the fixture plugins loads, and use the copies
- * (the build tree itself may be below /tmp). */
-static void make_tmpdir (void)
-{
-    const char *bases[] = { getenv ("RESPOL_BUILDDIR"), getenv ("HOME") };
-    char cmd[4 * PATH_MAX];
-
-    for (size_t i = 0; i < sizeof (bases) / sizeof (bases[0]); i++) {
-        struct rp_plugin *p;
-        if (!bases[i])
-            continue;
-        snprintf (tmpdir, sizeof (tmpdir), "%s/respol-test-plugin-XXXXXX",
-                  bases[i]);
-        if (!mkdtemp (tmpdir))
-            continue;
-        snprintf (fixcopy, sizeof (fixcopy), "%s/fix", tmpdir);
-        snprintf (cmd, sizeof (cmd), "mkdir -m 0755 '%s' && cp '%s'/*.so '%s'",
-                  fixcopy, fixdir, fixcopy);
-        if (system (cmd) != 0)
-            BAIL_OUT ("%s failed", cmd);
-        snprintf (cmd, sizeof (cmd), "%s/good.so", fixcopy);
-        if ((p = rp_plugin_inspect (cmd, NULL))) {
-            rp_plugin_destroy (p);
-            fixdir = fixcopy;
-            return;
-        }
-        snprintf (cmd, sizeof (cmd), "rm -rf '%s'", tmpdir);
-        if (system (cmd) != 0)
-            diag ("could not remove %s", tmpdir);
-    }
-    BAIL_OUT ("no directory where the loader accepts plugins (the build "
-              "tree, $HOME)");
-}
 
 /* --- descriptor checks -------------------------------------------------- */
 
@@ -552,13 +516,8 @@ static void test_kind_names (void)
 
 int main (void)
 {
-    char cmd[2 * PATH_MAX];
-
     plan (NO_PLAN);
-    if (!(fixdir = getenv ("RESPOL_FIXTURE_PLUGINDIR")))
-        BAIL_OUT ("RESPOL_FIXTURE_PLUGINDIR is not set (run with make "
-                  "check)");
-    make_tmpdir ();
+    fixtures_setup ("respol-test-plugin");
     test_desc_check ();
     test_desc_grows ();
     test_inspect_good ();
@@ -570,8 +529,6 @@ int main (void)
     test_insecure_link ();
     test_insecure_owner ();
     test_kind_names ();
-    snprintf (cmd, sizeof (cmd), "rm -rf '%s'", tmpdir);
-    if (system (cmd) != 0)
-        diag ("could not remove %s", tmpdir);
+    fixtures_cleanup ();
     return done_testing ();
 }
