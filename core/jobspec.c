@@ -118,6 +118,7 @@ struct loc {
     const char *key;
     size_t index;
     json_t *v;
+    bool at_key; /* report at the key itself, not its value */
 };
 
 struct ctx {
@@ -185,6 +186,9 @@ static bool loc_position (const struct ctx *c, const struct loc *l, int *line,
     if (json_is_array (l->container))
         return rp_doc_index_position (c->doc, l->container, l->index, line,
                                       col);
+    if (l->at_key)
+        return rp_doc_key_name_position (c->doc, l->container, l->key, line,
+                                         col);
     return rp_doc_key_position (c->doc, l->container, l->key, line, col);
 }
 
@@ -272,6 +276,7 @@ static void check_unknown_keys (struct ctx *c, const struct loc *l,
     for (void *it = json_object_iter (l->v); it;
          it = json_object_iter_next (l->v, it)) {
         struct loc k = at_iter (l, it);
+        k.at_key = true; /* the key is what is wrong, wherever its value */
         if (!in_list (k.key, allowed))
             diag_error (c, &k, "unknown key");
     }

@@ -122,7 +122,7 @@ static const struct invalid_case invalid[] = {
     { "jobspec is a dictionary", C, NULL, NULL, "- 1\n",
       "job.yaml:1:1: jobspec must be a dictionary" },
     { "unknown top-level key", C, base_c, "version: 999\n",
-      "version: 999\nextra: 1\n", "job.yaml:2:8: extra: unknown key" },
+      "version: 999\nextra: 1\n", "job.yaml:2:1: extra: unknown key" },
     { "version required", C, base_c, "version: 999\n", "",
       "job.yaml:1:1: missing key \"version\"" },
     { "resources, tasks, attributes required", C, NULL, NULL, "version: 1\n",
@@ -157,7 +157,7 @@ static const struct invalid_case invalid[] = {
       "job.yaml:3:11: resources[0].type: must not be empty" },
     { "unknown vertex key", C, base_c, "    label: nodes\n",
       "    label: nodes\n    size: 4\n",
-      "job.yaml:6:11: resources[0].size: unknown key" },
+      "job.yaml:6:5: resources[0].size: unknown key" },
     { "count >= 1", C, base_c, "count: 2\n    label: nodes",
       "count: 0\n    label: nodes",
       "job.yaml:4:12: resources[0].count: must be >= 1" },
@@ -240,7 +240,7 @@ static const struct invalid_case invalid[] = {
       "one of \"+\", \"*\", \"^\"" },
     { "dictionary: unknown key", C, base_c, "count: 4",
       "count: {min: 1, step: 2}",
-      "job.yaml:12:35: resources[0].with[0].with[0].count.step: unknown "
+      "job.yaml:12:29: resources[0].with[0].with[0].count.step: unknown "
       "key" },
     { "dictionary: min is an integer", C, base_c, "count: 4",
       "count: {min: \"1\"}",
@@ -314,7 +314,7 @@ static const struct invalid_case invalid[] = {
       "job.yaml:19:5: tasks[0]: missing key \"count\"" },
     { "unknown task key", C, base_c, "    slot: default\n",
       "    slot: default\n    ntasks: 4\n",
-      "job.yaml:21:13: tasks[0].ntasks: unknown key" },
+      "job.yaml:21:5: tasks[0].ntasks: unknown key" },
     { "command is a list", C, base_c, "[\"app\", \"-v\"]", "app",
       "job.yaml:19:14: tasks[0].command: must be a list" },
     { "command is not empty", C, base_c, "[\"app\", \"-v\"]", "[]",
@@ -357,7 +357,7 @@ static const struct invalid_case invalid[] = {
       "job.yaml:22:21: tasks[0].count.per_resource: missing key \"type\"" },
     { "per_resource unknown key", C, base_c, "per_slot: 1",
       "per_resource: {type: core, count: 1, each: 1}",
-      "job.yaml:22:50: tasks[0].count.per_resource.each: unknown key" },
+      "job.yaml:22:44: tasks[0].count.per_resource.each: unknown key" },
     { "per_resource type is inside the slot", C, base_c, "per_slot: 1",
       "per_resource: {type: node, count: 1}",
       "job.yaml:22:28: tasks[0].count.per_resource.type: no resource of "
@@ -386,7 +386,7 @@ static const struct invalid_case invalid[] = {
       "job.yaml:4:13: attributes: must be a dictionary" },
     { "attributes has only system and user", C, base_c, "  user:\n",
       "  other: {}\n  user:\n",
-      "job.yaml:53:10: attributes.other: unknown key" },
+      "job.yaml:53:3: attributes.other: unknown key" },
     { "system is a dictionary", C, NULL, NULL,
       "version: 1\nresources: [{type: slot, count: 1, label: s, with: "
       "[{type: core, count: 1}]}]\ntasks: [{command: [a], slot: s, count: "
@@ -546,7 +546,7 @@ static const struct invalid_case invalid[] = {
       "a dictionary archive" },
     { "unknown file key", C, base_c, "        mode: 33216\n",
       "        mode: 33216\n        owner: root\n",
-      "job.yaml:50:16: attributes.system.files.script.owner: unknown key" },
+      "job.yaml:50:9: attributes.system.files.script.owner: unknown key" },
     { "size is >= 0", C, base_c, "size: 10", "size: -1",
       "job.yaml:50:15: attributes.system.files.script.size: must be >= 0" },
     { "mtime is an integer", C, base_c, "        mode: 33216\n",
