@@ -1220,10 +1220,36 @@ static int detect_format (const char *buf, size_t len)
     return RP_DOC_YAML;
 }
 
+/* The YAML reading of a document whose JSON reading failed with
+ * json_error; NULL (json_error kept, errno EINVAL) when it is not YAML
+ * either. */
+static struct rp_doc *load_flow_yaml (const char *buf, size_t len,
+                                      const char *name, rp_error_t *error)
+{
+    rp_error_t yaml_error;
+    struct rp_doc *doc = doc_create (name);
+    struct loader ld = { .error = &yaml_error };
+
+    if (!doc) {
+        rp_error_set (error, ENOMEM, "%s: out of memory", name);
+        return NULL;
+    }
+    ld.name = doc->name;
+    ld.tab = &doc->tab;
+    if (load_yaml (&ld, buf, len) < 0) {
+        rp_doc_destroy (doc);
+        errno = EINVAL;
+        return NULL;
+    }
+    doc->root = ld.root;
+    return doc;
+}
+
 struct rp_doc *rp_doc_load (const char *buf, size_t len, const char *name,
                             int format, rp_error_t *error)
 {
     struct rp_doc *doc;
+    bool guessed = false;
     int rc;
 
     if ((!buf && len > 0) || !name || format < RP_DOC_AUTO
@@ -1237,8 +1263,10 @@ struct rp_doc *rp_doc_load (const char *buf, size_t len, const char *name,
     }
     if (!buf)
         buf = "";
-    if (format == RP_DOC_AUTO)
+    if (format == RP_DOC_AUTO) {
         format = detect_format (buf, len);
+        guessed = true;
+    }
     if (len > RP_DOC_MAX_BYTES)
         rc =
             rp_error_set (error, EFBIG, "%s: document is larger than %zu bytes",
@@ -1253,6 +1281,13 @@ struct rp_doc *rp_doc_load (const char *buf, size_t len, const char *name,
                              .error = error };
         rc = load_yaml (&ld, buf, len);
         doc->root = ld.root;
+    }
+    if (rc < 0 && guessed && format == RP_DOC_JSON && errno == EINVAL) {
+        /* Guessed JSON from a leading '{' or '[', but RFC 14 jobspec is
+         * YAML, and flow-style YAML starts the same way: try it as YAML.
+         * If that fails too, the JSON error is the one reported. */
+        rp_doc_destroy (doc);
+        return load_flow_yaml (buf, len, name, error);
     }
     if (rc < 0) {
         rp_doc_destroy (doc);

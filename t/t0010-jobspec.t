@@ -215,6 +215,25 @@ test_expect_success 'options may follow the FILEs; after -- they are file names'
 	grep "^respol: jobspec: --profile=x: No such file or directory$" err
 '
 
+test_expect_success 'flow-style YAML on stdin is read as YAML, not refused as JSON' '
+	cat >flow.txt <<-\EOF &&
+	{version: 1, resources: [{type: slot, count: 1, label: task,
+	  with: [{type: core, count: 1}]}],
+	 tasks: [{command: [app], slot: task, count: {per_slot: 1}}],
+	 attributes: {system: {duration: 0}}}
+	EOF
+	respol jobspec validate - <flow.txt &&
+	respol jobspec validate flow.txt &&
+	cp flow.txt flow.json &&
+	test_expect_code 1 respol jobspec validate flow.json 2>err &&
+	grep "^respol: jobspec: flow.json:1:8: JSON: " err
+'
+test_expect_success 'a guessed JSON document that is neither JSON nor YAML: the JSON error' '
+	printf "{\"version\": 1,,}\n" >bad.txt &&
+	test_expect_code 1 respol jobspec validate bad.txt 2>err &&
+	grep "^respol: jobspec: bad.txt:1:15: JSON: " err
+'
+
 # summary
 
 test_expect_success 'summary prints the derived facts on one line' '

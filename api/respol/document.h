@@ -37,7 +37,10 @@ extern "C" {
 #define RP_DOC_MAX_NODES 1000000
 
 enum {
-    RP_DOC_AUTO = 0, /* JSON if the first non-blank byte is '{' or '[' */
+    RP_DOC_AUTO = 0, /* JSON if the first non-blank byte is '{' or '[',
+                      * else YAML; guessed JSON that does not parse is
+                      * read as (flow-style) YAML, and if that fails too
+                      * the JSON error is reported */
     RP_DOC_YAML = 1,
     RP_DOC_JSON = 2,
 };

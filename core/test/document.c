@@ -291,8 +291,10 @@ static const struct bad bad[] = {
       "t:1:21: JSON: too big integer near '99999999999999999999'" },
     { "[1e400]", RP_DOC_JSON,
       "t:1:6: JSON: real number overflow near '1e400'" },
-    /* AUTO picks JSON for '{' and '[' */
-    { "{a: 1}", RP_DOC_AUTO, "t:1:2: JSON: string or '}' expected near 'a'" },
+    /* AUTO picks JSON for '{' and '[', then flow-style YAML; when neither
+     * reads, the JSON error is the one reported */
+    { "{\"a\": 1,,}", RP_DOC_AUTO,
+      "t:1:9: JSON: string or '}' expected near ','" },
 };
 
 static void test_bad (void)
@@ -697,6 +699,12 @@ static void test_files (void)
     is (load_file_as (p, RP_DOC_AUTO), "[100000.0]", "sniffed JSON ('[')");
     p = write_file ("b.txt", "- 1e5");
     is (load_file_as (p, RP_DOC_AUTO), "[\"1e5\"]", "sniffed YAML");
+    p = write_file ("c.txt", "{a: [1e5]}");
+    is (load_file_as (p, RP_DOC_AUTO), "{\"a\":[\"1e5\"]}",
+        "sniffed JSON that is flow-style YAML is read as YAML");
+    p = write_file ("c.json", "{a: [1e5]}");
+    ok (!rp_doc_load_file (p, RP_DOC_AUTO, &error) && errno == EINVAL,
+        "but a .json file is only JSON");
 
     p = write_file ("bad.yaml", "a: 1\na: 2\n");
     snprintf (want, sizeof (want),
