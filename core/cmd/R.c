@@ -72,11 +72,10 @@ static const char *lib_text (const rp_error_t *error)
 /* Report the option getopt_long just rejected (c is '?' or ':'). */
 static void bad_option (const struct r_cmd *cmd, int c, char **argv)
 {
-    char buf[CMD_OPTION_ERROR_SIZE];
+    char prefix[64];
 
-    cmd_usage_error (SUB, "%s: %s", cmd->name,
-                     cmd_option_error (buf, sizeof (buf), c, argv,
-                                       cmd->optstring, cmd->opts));
+    snprintf (prefix, sizeof (prefix), "%s: ", cmd->name);
+    cmd_bad_option (SUB, prefix, c, argv, cmd->optstring, cmd->opts);
 }
 
 static void usage_cmd (const struct r_cmd *c);

@@ -14,6 +14,9 @@
 
 #include <jansson.h>
 
+#include <respol/config.h>
+#include <respol/diag.h>
+
 #define EXIT_INPUT 1
 #define EXIT_USAGE 2
 
@@ -53,6 +56,23 @@ void cmd_warn (const char *sub, const char *fmt, ...)
 const char *cmd_option_error (char *buf, size_t size, int c, char **argv,
                               const char *optstring,
                               const struct option *longopts);
+
+/* The usage error for that option: "respol: SUB: PREFIXmessage" and the
+ * --help hint, exit EXIT_USAGE. */
+void cmd_bad_option (const char *sub, const char *prefix, int c, char **argv,
+                     const char *optstring, const struct option *longopts)
+    __attribute__ ((noreturn));
+
+/* Print every message of d on stderr as "respol: SUB: [warning: ]text".
+ * Returns the number of errors. */
+size_t cmd_print_diags (const char *sub, const struct rp_diags *d);
+
+/* Load the plugin configuration (path, else $RESPOL_CONFIG, else the
+ * installed one) with plugin messages sent to log (arg), print every
+ * message of the load, and return it; NULL, after printing why, when it
+ * does not load.  Caller must rp_config_destroy. */
+struct rp_config *cmd_load_config (const char *sub, const char *path,
+                                   rp_plugin_log_f log, void *arg);
 
 /* Read all of stream into a NUL terminated buffer (caller frees), dying
  * with a message on error or when it exceeds CMD_INPUT_MAX bytes. */

@@ -126,21 +126,8 @@ static void print_ok (const struct rp_config *cfg)
 
 static int run_check (const char *path, bool verbose)
 {
-    struct rp_diags *d = rp_diags_create ();
-    struct rp_config *cfg;
+    struct rp_config *cfg = cmd_load_config (SUB, path, log_handler, &verbose);
 
-    if (!d)
-        cmd_die (SUB, "out of memory");
-    rp_plugin_set_log (log_handler, &verbose);
-    cfg = rp_config_load (path, 0, d);
-    for (size_t i = 0; i < rp_diags_count (d); i++)
-        cmd_warn (SUB, "%s%s",
-                  rp_diags_severity (d, i) == RP_DIAG_WARNING ? "warning: "
-                                                              : "",
-                  rp_diags_text (d, i));
-    if (!cfg && rp_diags_count (d) == 0)
-        cmd_die (SUB, "%s", strerror (errno));
-    rp_diags_destroy (d);
     if (!cfg)
         return EXIT_INPUT;
     print_ok (cfg);
@@ -154,11 +141,7 @@ static int run_check (const char *path, bool verbose)
 /* Report the option getopt_long just rejected. */
 static void bad_option (const char *prefix, int c, char **argv)
 {
-    char buf[CMD_OPTION_ERROR_SIZE];
-
-    cmd_usage_error (
-        SUB, "%s%s", prefix,
-        cmd_option_error (buf, sizeof (buf), c, argv, SHORTOPTS, opts));
+    cmd_bad_option (SUB, prefix, c, argv, SHORTOPTS, opts);
 }
 
 /* Parse options of argv; returns whether --verbose was given. */

@@ -120,11 +120,7 @@ static const char *lib_text (const rp_error_t *error)
 /* Report the option getopt_long just rejected (c is '?' or ':'). */
 static void bad_option (int c, char **argv)
 {
-    char buf[CMD_OPTION_ERROR_SIZE];
-
-    cmd_usage_error (
-        SUB, "%s",
-        cmd_option_error (buf, sizeof (buf), c, argv, SHORTOPTS, longopts));
+    cmd_bad_option (SUB, "", c, argv, SHORTOPTS, longopts);
 }
 
 static void nomem (void)

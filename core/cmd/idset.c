@@ -192,11 +192,7 @@ static const struct option help_opts[] = {
 static void bad_option (const char *prefix, int c, char **argv,
                         const struct option *opts)
 {
-    char buf[CMD_OPTION_ERROR_SIZE];
-
-    cmd_usage_error (
-        SUB, "%s%s", prefix,
-        cmd_option_error (buf, sizeof (buf), c, argv, SHORTOPTS, opts));
+    cmd_bad_option (SUB, prefix, c, argv, SHORTOPTS, opts);
 }
 
 /* Parse the options of cmd; return the encoding flags. */

@@ -111,16 +111,6 @@ static void usage_cmd (FILE *f, const struct jobspec_cmd *c)
 /* --- diagnostics -------------------------------------------------------- */
 
 /* Print every message of d; return the number of errors. */
-static size_t print_diags (const struct rp_diags *d)
-{
-    for (size_t i = 0; i < rp_diags_count (d); i++) {
-        bool warning = rp_diags_severity (d, i) == RP_DIAG_WARNING;
-        fprintf (stderr, "respol: %s: %s%s\n", SUB, warning ? "warning: " : "",
-                 rp_diags_text (d, i));
-    }
-    return rp_diags_errors (d);
-}
-
 static struct rp_diags *diags_create (void)
 {
     struct rp_diags *d = rp_diags_create ();
@@ -137,7 +127,7 @@ static struct rp_jobspec *load (const char *path,
     struct rp_jobspec *js = rp_jobspec_load_file (path, profile, d);
     int saved_errno = errno;
 
-    print_diags (d);
+    cmd_print_diags (SUB, d);
     if (!js && saved_errno == ENOMEM)
         cmd_die (SUB, "%s: out of memory", path);
     if (!js && rp_diags_errors (d) == 0)
@@ -158,17 +148,8 @@ static void plugin_log (const char *instance, int level, const char *msg,
 /* The plugin configuration (path, else $RESPOL_CONFIG, else installed). */
 static struct rp_config *load_config (const char *path)
 {
-    struct rp_diags *d = diags_create ();
-    struct rp_config *cfg;
-    int saved_errno;
+    struct rp_config *cfg = cmd_load_config (SUB, path, plugin_log, NULL);
 
-    rp_plugin_set_log (plugin_log, NULL);
-    cfg = rp_config_load (path, 0, d);
-    saved_errno = errno;
-    print_diags (d);
-    if (!cfg && rp_diags_count (d) == 0)
-        cmd_die (SUB, "%s", strerror (saved_errno));
-    rp_diags_destroy (d);
     if (!cfg)
         exit (EXIT_INPUT);
     return cfg;
@@ -386,14 +367,10 @@ static bool takes (const struct jobspec_cmd *cmd, int opt)
 static void bad_option (const struct jobspec_cmd *cmd, const char *prefix,
                         int c, char **argv, const struct option *opts)
 {
-    char buf[CMD_OPTION_ERROR_SIZE];
-
     if (cmd && optopt > OPT_HELP && !takes (cmd, optopt))
         cmd_usage_error (SUB, "%sunknown option '--%s'", prefix,
                          option_name (optopt));
-    cmd_usage_error (
-        SUB, "%s%s", prefix,
-        cmd_option_error (buf, sizeof (buf), c, argv, SHORTOPTS, opts));
+    cmd_bad_option (SUB, prefix, c, argv, SHORTOPTS, opts);
 }
 
 static void set_option (const struct jobspec_cmd *cmd, struct options *o,

@@ -75,21 +75,8 @@ static void log_handler (const char *instance, int level, const char *msg,
 
 static struct rp_config *load_config (const char *path)
 {
-    struct rp_diags *d = rp_diags_create ();
-    struct rp_config *cfg;
+    struct rp_config *cfg = cmd_load_config (SUB, path, log_handler, NULL);
 
-    if (!d)
-        cmd_die (SUB, "out of memory");
-    rp_plugin_set_log (log_handler, NULL);
-    cfg = rp_config_load (path, 0, d);
-    for (size_t i = 0; i < rp_diags_count (d); i++)
-        cmd_warn (SUB, "%s%s",
-                  rp_diags_severity (d, i) == RP_DIAG_WARNING ? "warning: "
-                                                              : "",
-                  rp_diags_text (d, i));
-    if (!cfg && rp_diags_count (d) == 0)
-        cmd_die (SUB, "%s", strerror (errno));
-    rp_diags_destroy (d);
     if (!cfg)
         exit (EXIT_INPUT);
     return cfg;
@@ -242,11 +229,7 @@ static int run_info (const struct options *o, int argc, char **argv)
 /* Report the option getopt_long just rejected (it returned c). */
 static void bad_option (const char *prefix, int c, char **argv)
 {
-    char buf[CMD_OPTION_ERROR_SIZE];
-
-    cmd_usage_error (
-        SUB, "%s%s", prefix,
-        cmd_option_error (buf, sizeof (buf), c, argv, SHORTOPTS, opts));
+    cmd_bad_option (SUB, prefix, c, argv, SHORTOPTS, opts);
 }
 
 /* optstring: "+" SHORTOPTS before the subcommand name (stop at it),

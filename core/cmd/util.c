@@ -247,3 +247,42 @@ void cmd_print_json (const json_t *o)
     printf ("%s\n", s);
     free (s);
 }
+
+void cmd_bad_option (const char *sub, const char *prefix, int c, char **argv,
+                     const char *optstring, const struct option *longopts)
+{
+    char buf[CMD_OPTION_ERROR_SIZE];
+
+    cmd_usage_error (
+        sub, "%s%s", prefix,
+        cmd_option_error (buf, sizeof (buf), c, argv, optstring, longopts));
+}
+
+size_t cmd_print_diags (const char *sub, const struct rp_diags *d)
+{
+    for (size_t i = 0; i < rp_diags_count (d); i++) {
+        bool warning = rp_diags_severity (d, i) == RP_DIAG_WARNING;
+        fprintf (stderr, "respol: %s: %s%s\n", sub, warning ? "warning: " : "",
+                 rp_diags_text (d, i));
+    }
+    return rp_diags_errors (d);
+}
+
+struct rp_config *cmd_load_config (const char *sub, const char *path,
+                                   rp_plugin_log_f log, void *arg)
+{
+    struct rp_diags *d = rp_diags_create ();
+    struct rp_config *cfg;
+    int saved_errno;
+
+    if (!d)
+        cmd_die (sub, "out of memory");
+    rp_plugin_set_log (log, arg);
+    cfg = rp_config_load (path, 0, d);
+    saved_errno = errno;
+    cmd_print_diags (sub, d);
+    if (!cfg && rp_diags_count (d) == 0)
+        cmd_die (sub, "%s", strerror (saved_errno));
+    rp_diags_destroy (d);
+    return cfg;
+}
