@@ -45,25 +45,6 @@ static struct rp_hostlist *dec (const char *s)
     return hl;
 }
 
-/* s with non-printable bytes as \xHH (one of four rotating buffers). */
-static const char *esc (const char *s)
-{
-    static char bufs[4][512];
-    static int next;
-    char *buf = bufs[next++ % 4];
-    size_t n = 0;
-
-    for (; *s && n < sizeof (bufs[0]) - 5; s++) {
-        unsigned char c = *s;
-        if (c >= 0x20 && c < 0x7f)
-            buf[n++] = c;
-        else
-            n += sprintf (buf + n, "\\x%02x", c);
-    }
-    buf[n] = '\0';
-    return buf;
-}
-
 /* Encoding / expansion in one of four rotating buffers. */
 static const char *keep (char *s)
 {
@@ -334,13 +315,14 @@ static void test_invalid (void)
         errno = 0;
         hl = rp_hostlist_decode (v->input, &error);
         ok (hl == NULL && errno == v->errnum, "decode \"%s\" fails with %s",
-            esc (v->input), v->errnum == EINVAL ? "EINVAL" : "EOVERFLOW");
-        is (error.text, v->text, "and says %s", esc (v->text));
+            tap_escape (v->input),
+            v->errnum == EINVAL ? "EINVAL" : "EOVERFLOW");
+        is (error.text, v->text, "and says %s", tap_escape (v->text));
         errno = 0;
         hl = rp_hostlist_decode (v->input, NULL);
         ok (hl == NULL && errno == v->errnum,
             "decode \"%s\" fails the same without an error buffer",
-            esc (v->input));
+            tap_escape (v->input));
     }
 }
 

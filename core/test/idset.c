@@ -32,26 +32,6 @@ static struct rp_idset *dec (const char *s)
     return set;
 }
 
-/* s with non-printable bytes as \xHH, for test descriptions (one of four
- * rotating static buffers, so a description can use two). */
-static const char *esc (const char *s)
-{
-    static char bufs[4][512];
-    static int next;
-    char *buf = bufs[next++ % 4];
-    size_t n = 0;
-
-    for (; *s && n < sizeof (bufs[0]) - 5; s++) {
-        unsigned char c = *s;
-        if (c >= 0x20 && c < 0x7f)
-            buf[n++] = c;
-        else
-            n += sprintf (buf + n, "\\x%02x", c);
-    }
-    buf[n] = '\0';
-    return buf;
-}
-
 /* Encode set with flags into a static buffer (for short sets). */
 static const char *enc (const struct rp_idset *set, int flags)
 {
@@ -114,22 +94,22 @@ static void test_valid (void)
         rp_error_t error = { .text = "untouched" };
         struct rp_idset *set = rp_idset_decode (v->input, &error);
 
-        if (!ok (set != NULL, "decode \"%s\" works", esc (v->input))) {
+        if (!ok (set != NULL, "decode \"%s\" works", tap_escape (v->input))) {
             diag ("%s", error.text);
             continue;
         }
         is (error.text, "untouched", "decode \"%s\" leaves error alone",
-            esc (v->input));
+            tap_escape (v->input));
         cmp_ok (rp_idset_count (set), ==, v->count, "\"%s\" has %zu ids",
-                esc (v->input), v->count);
-        is (enc (set, 0), v->plain, "\"%s\" encodes as \"%s\"", esc (v->input),
-            v->plain);
+                tap_escape (v->input), v->count);
+        is (enc (set, 0), v->plain, "\"%s\" encodes as \"%s\"",
+            tap_escape (v->input), v->plain);
         is (enc (set, R), v->ranges, "\"%s\" with RANGES is \"%s\"",
-            esc (v->input), v->ranges);
+            tap_escape (v->input), v->ranges);
         is (enc (set, B), v->plain_b, "\"%s\" with BRACKETS is \"%s\"",
-            esc (v->input), v->plain_b);
+            tap_escape (v->input), v->plain_b);
         is (enc (set, R | B), v->ranges_b,
-            "\"%s\" with RANGES|BRACKETS is \"%s\"", esc (v->input),
+            "\"%s\" with RANGES|BRACKETS is \"%s\"", tap_escape (v->input),
             v->ranges_b);
         rp_idset_destroy (set);
     }
@@ -240,13 +220,13 @@ static void test_invalid (void)
         errno = 0;
         set = rp_idset_decode (v->input, &error);
         ok (set == NULL && errno == v->errnum, "decode \"%s\" fails with %s",
-            esc (v->input), v->errnum == ERANGE ? "ERANGE" : "EINVAL");
-        is (error.text, v->text, "and says %s", esc (v->text));
+            tap_escape (v->input), v->errnum == ERANGE ? "ERANGE" : "EINVAL");
+        is (error.text, v->text, "and says %s", tap_escape (v->text));
         errno = 0;
         set = rp_idset_decode (v->input, NULL);
         ok (set == NULL && errno == v->errnum,
             "decode \"%s\" fails the same without an error buffer",
-            esc (v->input));
+            tap_escape (v->input));
     }
 }
 

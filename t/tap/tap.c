@@ -55,8 +55,8 @@ static bool str_equal (const char *a, const char *b)
     return strcmp (a, b) == 0;
 }
 
-bool tap_is (const char *got, const char *expected, const char *file,
-             int line, const char *fmt, ...)
+bool tap_is (const char *got, const char *expected, const char *file, int line,
+             const char *fmt, ...)
 {
     bool pass = str_equal (got, expected);
     va_list ap;
@@ -128,6 +128,24 @@ bool tap_cmp_ok (long long a, const char *op, long long b, const char *file,
     return pass;
 }
 
+const char *tap_escape (const char *s)
+{
+    static char bufs[4][512];
+    static int next;
+    char *buf = bufs[next++ % 4];
+    size_t n = 0;
+
+    for (; s && *s && n < sizeof (bufs[0]) - 5; s++) {
+        unsigned char c = *s;
+        if (c >= 0x20 && c < 0x7f)
+            buf[n++] = c;
+        else
+            n += sprintf (buf + n, "\\x%02x", c);
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
 void diag (const char *fmt, ...)
 {
     va_list ap;
@@ -178,8 +196,7 @@ int done_testing (void)
         printf ("1..%d\n", run);
         plan_printed = true;
         planned = run;
-    }
-    else if (run != planned)
+    } else if (run != planned)
         diag ("planned %d tests but ran %d", planned, run);
     fflush (stdout);
     return exit_status ();

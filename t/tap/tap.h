@@ -19,14 +19,14 @@ void plan (int n);
 
 /* Each returns the test result (true for pass) so a test can be chained. */
 #define ok(test, ...) tap_ok (!!(test), __FILE__, __LINE__, __VA_ARGS__)
-#define is(got, expected, ...) \
+#define is(got, expected, ...)                                                 \
     tap_is ((got), (expected), __FILE__, __LINE__, __VA_ARGS__)
-#define isnt(got, expected, ...) \
+#define isnt(got, expected, ...)                                               \
     tap_isnt ((got), (expected), __FILE__, __LINE__, __VA_ARGS__)
-#define like(got, substring, ...) \
+#define like(got, substring, ...)                                              \
     tap_like ((got), (substring), __FILE__, __LINE__, __VA_ARGS__)
-#define cmp_ok(a, op, b, ...) \
-    tap_cmp_ok ((long long)(a), #op, (long long)(b), __FILE__, __LINE__, \
+#define cmp_ok(a, op, b, ...)                                                  \
+    tap_cmp_ok ((long long)(a), #op, (long long)(b), __FILE__, __LINE__,       \
                 __VA_ARGS__)
 #define pass(...) ok (1, __VA_ARGS__)
 #define fail(...) ok (0, __VA_ARGS__)
@@ -34,9 +34,8 @@ void plan (int n);
 bool tap_ok (bool pass, const char *file, int line, const char *fmt, ...)
     __attribute__ ((format (printf, 4, 5)));
 /* String equality; NULL equals only NULL. */
-bool tap_is (const char *got, const char *expected, const char *file,
-             int line, const char *fmt, ...)
-    __attribute__ ((format (printf, 5, 6)));
+bool tap_is (const char *got, const char *expected, const char *file, int line,
+             const char *fmt, ...) __attribute__ ((format (printf, 5, 6)));
 bool tap_isnt (const char *got, const char *expected, const char *file,
                int line, const char *fmt, ...)
     __attribute__ ((format (printf, 5, 6)));
@@ -48,6 +47,11 @@ bool tap_like (const char *got, const char *substring, const char *file,
 bool tap_cmp_ok (long long a, const char *op, long long b, const char *file,
                  int line, const char *fmt, ...)
     __attribute__ ((format (printf, 6, 7)));
+
+/* s with non-printable bytes as \xHH, for test descriptions.  Returns one
+ * of four rotating static buffers (512 bytes, longer input is cut), so one
+ * description can show two strings. */
+const char *tap_escape (const char *s);
 
 /* Print a diagnostic line ("# ..."). */
 void diag (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
