@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Inside librespol only: the allocation state of a resource graph, as the
+ * matcher (core/match.c) and white-box tests use it.
+ *
+ * A graph has one live state (what rp_graph_vertex_free and friends show)
+ * and, created on first use, a pristine one: every vertex up and nothing
+ * allocated, for satisfiability checks.  The matcher changes a state with
+ * gstate_take / gstate_put only; both keep the per-subtree aggregates and
+ * the child block summaries exact, in O(depth x types) per call.
+ *
+ * Definitions (one vertex v of type t, size S):
+ *   used(v)    units held exclusively (0 .. S)
+ *   shared(v)  number of holds that share v (exclusive and shared holds
+ *              never mix on one vertex)
+ *   free(v)    S - used(v) when v is up and shared(v) == 0, else 0
+ *   agg(v, t') free units of type t' in v's subtree, v included, counting
+ *              nothing below a child that is not up
+ *   idle(v)    agg(v, t') == total(v, t') for every t'
+ */
+#ifndef RESPOL_GRAPH_PRIVATE_H
+#define RESPOL_GRAPH_PRIVATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <respol/graph.h>
+
+struct rp_gstate;
+
+/* The live state (never NULL for a finalized graph) / the pristine state
+ * (created on first call; NULL on ENOMEM). */
+struct rp_gstate *graph_live (struct rp_graph *g);
+struct rp_gstate *graph_pristine (struct rp_graph *g);
+const struct rp_gstate *graph_live_const (const struct rp_graph *g);
+
+/* The state's own vertex state (ancestors not considered). */
+bool gstate_up (const struct rp_gstate *s, rp_vertex_t v);
+uint64_t gstate_used (const struct rp_gstate *s, rp_vertex_t v);
+uint32_t gstate_shared (const struct rp_gstate *s, rp_vertex_t v);
+uint64_t gstate_free (const struct rp_gstate *s, rp_vertex_t v);
+uint64_t gstate_agg (const struct rp_gstate *s, rp_vertex_t v, int t);
+bool gstate_idle (const struct rp_gstate *s, rp_vertex_t v);
+
+/* Hold v: exclusive takes amount units (needs shared(v) == 0 and
+ * used(v) + amount <= size, amount >= 1); shared adds one sharer (needs
+ * used(v) == 0; amount ignored).  Either needs v and its ancestors up.
+ * Returns 0, or -1 (nothing changed) when the hold is not possible: the
+ * last line of defence against double allocation. */
+int gstate_take (struct rp_gstate *s, rp_vertex_t v, uint64_t amount,
+                 bool exclusive);
+/* Undo one gstate_take with the same arguments.  Returns 0, or -1
+ * (nothing changed) when there is no such hold. */
+int gstate_put (struct rp_gstate *s, rp_vertex_t v, uint64_t amount,
+                bool exclusive);
+
+/* The next child of parent, after child `after` (RP_VERTEX_NONE: the
+ * first) in the given order (RP_WALK_LOW / RP_WALK_HIGH), that is up and
+ * whose subtree may hold need: need[t] free units of each type index t
+ * (need has rp_graph_ntypes entries; NULL: no need).  Blocks of siblings
+ * keep, per type, the largest free amount of any child below them, so a
+ * block where no child holds need is skipped at once and finding the few
+ * free children among many full ones costs about the log of their
+ * number.  A returned child has the free units of every needed type but
+ * may still not fit the request's shape; one that is not returned
+ * cannot. */
+rp_vertex_t gstate_child_fit (const struct rp_gstate *s, rp_vertex_t parent,
+                              rp_vertex_t after, const uint64_t *need,
+                              int order);
+
+/* Recount every aggregate and block summary from the vertices and
+ * compare (for rp_matcher_check and tests).  0, or -1 with the first
+ * difference in error. */
+int gstate_check (const struct rp_gstate *s, rp_error_t *error);
+
+/* Size of a unit name in bytes ("GB" and "GiB" -> 2^30, "" -> 0 when
+ * unknown or empty): for converting pool sizes between units. */
+uint64_t graph_unit_bytes (const char *unit);
+
+#endif

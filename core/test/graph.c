@@ -1,0 +1,1734 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Unit tests of the resource graph core (core/graph.c, RFC 4): build
+ * errors, accessors, the generator, allocation states against a brute
+ * force recount, gstate_child_fit, the walker and the accumulator.
+ *
+ * The file includes core/graph.c itself: the allocation state functions
+ * (core/graph_private.h) and the block summaries are white-box tested,
+ * and the library's export list keeps them out of librespol.so.  The
+ * copy here interposes the library's, so the whole test runs one copy.
+ * FIT_PROBE, defined before the include, counts the entries (children or
+ * blocks) gstate_child_fit examines: how a test sees blocks skipped
+ * without timing anything.
+ */
+#include <stddef.h>
+
+static size_t fit_probes; /* entries gstate_child_fit examined */
+#define FIT_PROBE() (fit_probes++)
+#include "core/graph.c"
+
+#include <stdarg.h>
+
+#include "t/tap/tap.h"
+
+static rp_vertex_t add (struct rp_graph *g, const char *type, int64_t id)
+{
+    rp_error_t error;
+    rp_vertex_t v = rp_graph_add_vertex (g, type, NULL, id, 1, NULL, &error);
+    if (v == RP_VERTEX_NONE)
+        BAIL_OUT ("add %s%lld: %s", type, (long long)id, error.text);
+    return v;
+}
+
+static void contain (struct rp_graph *g, rp_vertex_t p, rp_vertex_t c)
+{
+    rp_error_t error;
+    if (rp_graph_add_edge (g, p, c, "containment", "contains", &error) < 0)
+        BAIL_OUT ("edge %u -> %u: %s", p, c, error.text);
+}
+
+/* --- build errors ---------------------------------------------------- */
+
+/* Each builds a graph and returns the result of the step under test. */
+typedef int (*build_f) (struct rp_graph *g, rp_error_t *error);
+
+static int b_empty (struct rp_graph *g, rp_error_t *error)
+{
+    return rp_graph_finalize (g, error);
+}
+
+static int b_two_roots (struct rp_graph *g, rp_error_t *error)
+{
+    rp_vertex_t c = add (g, "cluster", 0);
+    contain (g, c, add (g, "node", 0));
+    add (g, "node", 1);
+    return rp_graph_finalize (g, error);
+}
+
+static int b_cycle (struct rp_graph *g, rp_error_t *error)
+{
+    rp_vertex_t c = add (g, "cluster", 0);
+    rp_vertex_t a = add (g, "x", 1);
+    rp_vertex_t b = add (g, "x", 2);
+    rp_vertex_t d = add (g, "x", 3);
+    contain (g, c, add (g, "node", 0));
+    contain (g, b, a);
+    contain (g, a, d);
+    contain (g, d, b);
+    return rp_graph_finalize (g, error);
+}
+
+static int b_cycle_no_root (struct rp_graph *g, rp_error_t *error)
+{
+    rp_vertex_t a = add (g, "x", 5);
+    rp_vertex_t b = add (g, "x", 4);
+    contain (g, a, b);
+    contain (g, b, a);
+    return rp_graph_finalize (g, error);
+}
+
+static int b_self_parent (struct rp_graph *g, rp_error_t *error)
+{
+    rp_vertex_t c = add (g, "cluster", 0);
+    rp_vertex_t a = add (g, "x", 1);
+    contain (g, c, add (g, "node", 0));
+    contain (g, a, a);
+    return rp_graph_finalize (g, error);
+}
+
+static int b_second_parent (struct rp_graph *g, rp_error_t *error)
+{
+    rp_vertex_t c = add (g, "cluster", 0);
+    rp_vertex_t n = add (g, "node", 0);
+    rp_vertex_t s = add (g, "socket", 0);
+    contain (g, c, n);
+    contain (g, n, s);
+    return rp_graph_add_edge (g, c, s, "containment", "contains", error);
+}
+
+static int b_dup_contains (struct rp_graph *g, rp_error_t *error)
+{
+    rp_vertex_t c = add (g, "cluster", 0);
+    rp_vertex_t n = add (g, "node", 0);
+    contain (g, c, n);
+    return rp_graph_add_edge (g, c, n, "containment", "contains", error);
+}
+
+static int b_dup_other (struct rp_graph *g, rp_error_t *error)
+{
+    rp_vertex_t c = add (g, "cluster", 0);
+    rp_vertex_t n = add (g, "node", 0);
+    if (rp_graph_add_edge (g, c, n, "net", "conduit-of", error) < 0)
+        return 0;
+    return rp_graph_add_edge (g, c, n, "net", "conduit-of", error);
+}
+
+static int b_unknown_src (struct rp_graph *g, rp_error_t *error)
+{
+    add (g, "cluster", 0);
+    return rp_graph_add_edge (g, 9, 0, "containment", "contains", error);
+}
+
+static int b_unknown_dst (struct rp_graph *g, rp_error_t *error)
+{
+    add (g, "cluster", 0);
+    return rp_graph_add_edge (g, 0, RP_VERTEX_NONE, "net", "x", error);
+}
+
+static int b_bad_edge_type (struct rp_graph *g, rp_error_t *error)
+{
+    add (g, "cluster", 0);
+    add (g, "node", 0);
+    return rp_graph_add_edge (g, 0, 1, "net", "a/b", error);
+}
+
+static int b_empty_edge_type (struct rp_graph *g, rp_error_t *error)
+{
+    add (g, "cluster", 0);
+    add (g, "node", 0);
+    return rp_graph_add_edge (g, 0, 1, "net", "", error);
+}
+
+static int b_bad_subsystem (struct rp_graph *g, rp_error_t *error)
+{
+    add (g, "cluster", 0);
+    add (g, "node", 0);
+    return rp_graph_add_edge (g, 0, 1, "net\n", "x", error);
+}
+
+static int b_null_subsystem (struct rp_graph *g, rp_error_t *error)
+{
+    add (g, "cluster", 0);
+    add (g, "node", 0);
+    return rp_graph_add_edge (g, 0, 1, NULL, "x", error);
+}
+
+static int b_containment_type (struct rp_graph *g, rp_error_t *error)
+{
+    add (g, "cluster", 0);
+    add (g, "node", 0);
+    return rp_graph_add_edge (g, 0, 1, "containment", "conduit-of", error);
+}
+
+static int b_after_finalize_vertex (struct rp_graph *g, rp_error_t *error)
+{
+    add (g, "cluster", 0);
+    if (rp_graph_finalize (g, error) < 0)
+        return 0;
+    return rp_graph_add_vertex (g, "node", NULL, 0, 1, NULL, error)
+                   == RP_VERTEX_NONE
+               ? -1
+               : 0;
+}
+
+static int b_after_finalize_edge (struct rp_graph *g, rp_error_t *error)
+{
+    add (g, "cluster", 0);
+    if (rp_graph_finalize (g, error) < 0)
+        return 0;
+    return rp_graph_add_edge (g, 0, 0, "net", "x", error);
+}
+
+static int b_after_finalize_name (struct rp_graph *g, rp_error_t *error)
+{
+    add (g, "cluster", 0);
+    if (rp_graph_finalize (g, error) < 0)
+        return 0;
+    return rp_graph_set_name (g, 0, "x", error);
+}
+
+static int b_finalize_twice (struct rp_graph *g, rp_error_t *error)
+{
+    add (g, "cluster", 0);
+    if (rp_graph_finalize (g, error) < 0)
+        return 0;
+    return rp_graph_finalize (g, error);
+}
+
+static int vertex_result (rp_vertex_t v)
+{
+    return v == RP_VERTEX_NONE ? -1 : 0;
+}
+
+static int b_size0 (struct rp_graph *g, rp_error_t *error)
+{
+    return vertex_result (
+        rp_graph_add_vertex (g, "core", NULL, 0, 0, NULL, error));
+}
+
+static int b_bad_id (struct rp_graph *g, rp_error_t *error)
+{
+    return vertex_result (
+        rp_graph_add_vertex (g, "core", NULL, -2, 1, NULL, error));
+}
+
+static int b_bad_type (struct rp_graph *g, rp_error_t *error)
+{
+    return vertex_result (
+        rp_graph_add_vertex (g, "co re", NULL, 0, 1, NULL, error));
+}
+
+static int b_empty_type (struct rp_graph *g, rp_error_t *error)
+{
+    return vertex_result (rp_graph_add_vertex (g, "", NULL, 0, 1, NULL, error));
+}
+
+static int b_long_type (struct rp_graph *g, rp_error_t *error)
+{
+    char t[66];
+    memset (t, 'a', 65);
+    t[65] = '\0';
+    return vertex_result (rp_graph_add_vertex (g, t, NULL, 0, 1, NULL, error));
+}
+
+static int b_bad_basename (struct rp_graph *g, rp_error_t *error)
+{
+    return vertex_result (
+        rp_graph_add_vertex (g, "core", "a\tb", 0, 1, NULL, error));
+}
+
+static int b_bad_unit (struct rp_graph *g, rp_error_t *error)
+{
+    return vertex_result (
+        rp_graph_add_vertex (g, "memory", NULL, 0, 8, "G B", error));
+}
+
+static int b_rank_below (struct rp_graph *g, rp_error_t *error)
+{
+    rp_vertex_t c = add (g, "cluster", 0);
+    rp_vertex_t n0 = add (g, "node", 0);
+    rp_vertex_t n1 = add (g, "node", 1);
+    contain (g, c, n0);
+    contain (g, n0, n1);
+    if (rp_graph_set_rank (g, n0, 2, error) < 0
+        || rp_graph_set_rank (g, n1, 3, error) < 0)
+        return 0;
+    return rp_graph_finalize (g, error);
+}
+
+static int b_rank_twice (struct rp_graph *g, rp_error_t *error)
+{
+    rp_vertex_t c = add (g, "cluster", 0);
+    rp_vertex_t n0 = add (g, "node", 0);
+    rp_vertex_t n1 = add (g, "node", 1);
+    contain (g, c, n0);
+    contain (g, c, n1);
+    if (rp_graph_set_rank (g, n1, 3, error) < 0
+        || rp_graph_set_rank (g, n0, 3, error) < 0)
+        return 0;
+    return rp_graph_finalize (g, error);
+}
+
+static int b_bad_rank (struct rp_graph *g, rp_error_t *error)
+{
+    add (g, "cluster", 0);
+    return rp_graph_set_rank (g, 0, -1, error);
+}
+
+static int b_rank_no_vertex (struct rp_graph *g, rp_error_t *error)
+{
+    add (g, "cluster", 0);
+    return rp_graph_set_rank (g, 1, 0, error);
+}
+
+static int b_bad_property (struct rp_graph *g, rp_error_t *error)
+{
+    add (g, "cluster", 0);
+    return rp_graph_add_property (g, 0, "", NULL, error);
+}
+
+static int b_bad_name (struct rp_graph *g, rp_error_t *error)
+{
+    add (g, "cluster", 0);
+    return rp_graph_set_name (g, 0, "", error);
+}
+
+static int b_bad_uuid (struct rp_graph *g, rp_error_t *error)
+{
+    add (g, "cluster", 0);
+    return rp_graph_set_uuid (g, 0, NULL, error);
+}
+
+static int b_state_unfinalized (struct rp_graph *g, rp_error_t *error)
+{
+    add (g, "cluster", 0);
+    return rp_graph_set_state (g, 0, RP_VERTEX_DOWN, error);
+}
+
+static int b_bad_state (struct rp_graph *g, rp_error_t *error)
+{
+    add (g, "cluster", 0);
+    if (rp_graph_finalize (g, error) < 0)
+        return 0;
+    return rp_graph_set_state (g, 0, (enum rp_vertex_state)7, error);
+}
+
+static int b_bad_tag (struct rp_graph *g, rp_error_t *error)
+{
+    add (g, "cluster", 0);
+    return rp_graph_tag (g, 0, "", NULL, error);
+}
+
+static int b_untag_absent (struct rp_graph *g, rp_error_t *error)
+{
+    add (g, "cluster", 0);
+    return rp_graph_untag (g, 0, "foo", error);
+}
+
+static int b_tag_no_vertex (struct rp_graph *g, rp_error_t *error)
+{
+    add (g, "cluster", 0);
+    return rp_graph_tag (g, 3, "foo", NULL, error);
+}
+
+static int b_tag_bad_value (struct rp_graph *g, rp_error_t *error)
+{
+    add (g, "cluster", 0);
+    return rp_graph_tag (g, 0, "foo", "\xff", error);
+}
+
+static int b_property_bad_value (struct rp_graph *g, rp_error_t *error)
+{
+    add (g, "cluster", 0);
+    return rp_graph_add_property (g, 0, "foo", "\xc3", error);
+}
+
+#define A65 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+
+static const struct {
+    const char *name;
+    build_f f;
+    int errnum;
+    const char *text;
+} build_tests[] = {
+    { "no vertex", b_empty, EINVAL, "graph has no vertices" },
+    { "two roots", b_two_roots, EINVAL, "two roots: cluster0 and node1" },
+    { "cycle", b_cycle, EINVAL, "containment cycle through x1" },
+    { "cycle, no root", b_cycle_no_root, EINVAL,
+      "containment cycle through x5" },
+    { "own parent", b_self_parent, EINVAL, "containment cycle through x1" },
+    { "second parent", b_second_parent, EINVAL,
+      "vertex 2 has a parent (1): a second one (0) is refused" },
+    { "duplicate contains", b_dup_contains, EEXIST,
+      "duplicate edge 0 -> 1 (containment contains)" },
+    { "duplicate edge", b_dup_other, EEXIST,
+      "duplicate edge 0 -> 1 (net conduit-of)" },
+    { "unknown source", b_unknown_src, EINVAL, "no vertex 9" },
+    { "unknown target", b_unknown_dst, EINVAL, "no vertex 4294967295" },
+    { "bad edge type", b_bad_edge_type, EINVAL,
+      "bad edge type 'a/b': letters, digits, '-', '_', '.', ' ' (1-64)" },
+    { "empty edge type", b_empty_edge_type, EINVAL,
+      "bad edge type '': letters, digits, '-', '_', '.', ' ' (1-64)" },
+    { "bad subsystem", b_bad_subsystem, EINVAL,
+      "bad subsystem 'net\n': letters, digits, '-', '_', '.', ' ' (1-64)" },
+    { "no subsystem", b_null_subsystem, EINVAL,
+      "bad subsystem '(null)': letters, digits, '-', '_', '.', ' ' (1-64)" },
+    { "containment edge type", b_containment_type, EINVAL,
+      "containment edges are 'contains' or 'in', not 'conduit-of'" },
+    { "vertex after finalize", b_after_finalize_vertex, EBUSY,
+      "graph is finalized" },
+    { "edge after finalize", b_after_finalize_edge, EBUSY,
+      "graph is finalized" },
+    { "name after finalize", b_after_finalize_name, EBUSY,
+      "graph is finalized" },
+    { "finalize twice", b_finalize_twice, EBUSY, "graph is finalized" },
+    { "size 0", b_size0, EINVAL, "core: size must be >= 1" },
+    { "id -2", b_bad_id, EINVAL, "bad id -2: must be >= 0, or -1 for none" },
+    { "bad type", b_bad_type, EINVAL,
+      "bad type 'co re': letters, digits, '-', '_' (1-64)" },
+    { "empty type", b_empty_type, EINVAL,
+      "bad type '': letters, digits, '-', '_' (1-64)" },
+    { "long type", b_long_type, EINVAL,
+      "bad type '" A65 "': letters, digits, '-', '_' (1-64)" },
+    { "bad basename", b_bad_basename, EINVAL,
+      "bad basename 'a\tb': printable, 1-64 bytes" },
+    { "bad unit", b_bad_unit, EINVAL,
+      "bad unit 'G B': letters and digits, 1-16" },
+    { "rank below rank", b_rank_below, EINVAL,
+      "node1 (rank 3) is below node0 (rank 2)" },
+    { "rank twice", b_rank_twice, EINVAL, "rank 3 is on node0 and node1" },
+    { "negative rank", b_bad_rank, EINVAL, "bad rank -1" },
+    { "rank of no vertex", b_rank_no_vertex, EINVAL, "no vertex 1" },
+    { "empty property", b_bad_property, EINVAL, "property name is empty" },
+    { "empty name", b_bad_name, EINVAL,
+      "bad name '': printable, 1-1024 bytes" },
+    { "no uuid", b_bad_uuid, EINVAL,
+      "bad uuid '(null)': printable, 1-1024 bytes" },
+    { "state before finalize", b_state_unfinalized, EINVAL,
+      "graph is not finalized" },
+    { "bad state", b_bad_state, EINVAL, "bad state 7" },
+    { "empty tag", b_bad_tag, EINVAL, "bad tag '': printable, 1-1024 bytes" },
+    { "untag absent", b_untag_absent, ENOENT, "cluster0 has no tag 'foo'" },
+    { "tag no vertex", b_tag_no_vertex, EINVAL, "no vertex 3" },
+    { "tag value not UTF-8", b_tag_bad_value, EINVAL,
+      "value of tag 'foo' is not UTF-8" },
+    { "property value not UTF-8", b_property_bad_value, EINVAL,
+      "value of property 'foo' is not UTF-8" },
+};
+
+static void test_build_errors (void)
+{
+    for (size_t i = 0; i < sizeof (build_tests) / sizeof (build_tests[0]);
+         i++) {
+        struct rp_graph *g = rp_graph_create ();
+        rp_error_t error = { .text = "" };
+        errno = 0;
+        int rc = build_tests[i].f (g, &error);
+        ok (rc < 0 && errno == build_tests[i].errnum, "%s fails (errno %d)",
+            build_tests[i].name, errno);
+        is (error.text, build_tests[i].text, "%s: %s", build_tests[i].name,
+            tap_escape (error.text));
+        rp_graph_destroy (g);
+    }
+}
+
+/* The graph is unchanged by a failed finalize: fix it and finalize. */
+static void test_finalize_retry (void)
+{
+    rp_error_t error;
+    struct rp_graph *g = rp_graph_create ();
+    rp_vertex_t c = add (g, "cluster", 0);
+    rp_vertex_t n = add (g, "node", 0);
+    ok (rp_graph_finalize (g, &error) < 0 && !rp_graph_is_finalized (g),
+        "two roots: not finalized");
+    contain (g, c, n);
+    ok (rp_graph_finalize (g, &error) == 0 && rp_graph_is_finalized (g),
+        "after adding the edge, finalize works");
+    ok (rp_graph_root (g) == c && rp_graph_parent (g, n) == c,
+        "root and parent");
+    rp_graph_destroy (g);
+}
+
+static void test_max_vertices (void)
+{
+    rp_error_t error;
+    struct rp_graph *g = rp_graph_create ();
+    g->n = RP_GRAPH_MAX_VERTICES; /* pretend; nothing is read */
+    errno = 0;
+    ok (rp_graph_add_vertex (g, "core", NULL, 0, 1, NULL, &error)
+                == RP_VERTEX_NONE
+            && errno == E2BIG,
+        "add_vertex past the maximum fails with E2BIG");
+    is (error.text, "more than 67108864 vertices", "... and says so");
+    g->n = 0;
+    rp_graph_destroy (g);
+}
+
+/* --- accessors ------------------------------------------------------ */
+
+struct small {
+    struct rp_graph *g;
+    rp_vertex_t cluster, node, socket, core0, core1, mem, gpu, sw;
+};
+
+static void small_build (struct small *x)
+{
+    rp_error_t e;
+    struct rp_graph *g = x->g = rp_graph_create ();
+    x->cluster = add (g, "cluster", 0);
+    x->node = rp_graph_add_vertex (g, "node", "fluke", 3, 1, "", &e);
+    x->socket = add (g, "socket", 0);
+    x->core0 = add (g, "core", 0);
+    x->core1 = add (g, "core", 1);
+    x->mem = rp_graph_add_vertex (g, "memory", NULL, 0, 64, "GB", &e);
+    x->gpu = add (g, "gpu", -1);
+    x->sw = add (g, "switch", 0);
+    contain (g, x->cluster, x->node);
+    contain (g, x->node, x->socket);
+    /* children added out of handle order */
+    contain (g, x->socket, x->mem);
+    contain (g, x->socket, x->core1);
+    contain (g, x->socket, x->core0);
+    contain (g, x->node, x->gpu);
+    contain (g, x->cluster, x->sw);
+    if (rp_graph_add_edge (g, x->sw, x->node, "network", "conduit-of", &e) < 0
+        || rp_graph_add_edge (g, x->node, x->cluster, "containment", "in", &e)
+               < 0
+        || rp_graph_set_name (g, x->node, "host-a", &e) < 0
+        || rp_graph_set_uuid (g, x->cluster, "1234-abcd", &e) < 0
+        || rp_graph_set_rank (g, x->node, 9, &e) < 0
+        || rp_graph_set_rank (g, x->node, 5, &e) < 0
+        || rp_graph_add_property (g, x->node, "amd@gen3", NULL, &e) < 0
+        || rp_graph_add_property (g, x->node, "x", "1", &e) < 0
+        || rp_graph_add_property (g, x->node, "x", "2", &e) < 0
+        || rp_graph_finalize (g, &e) < 0)
+        BAIL_OUT ("small graph: %s", e.text);
+}
+
+static char *dump (json_t *o)
+{
+    static char buf[256];
+    char *s = json_dumps (o, JSON_SORT_KEYS | JSON_COMPACT);
+    snprintf (buf, sizeof (buf), "%s", s ? s : "(null)");
+    free (s);
+    json_decref (o);
+    return buf;
+}
+
+static void test_accessors (void)
+{
+    struct small x;
+    small_build (&x);
+    struct rp_graph *g = x.g;
+    ok (rp_graph_nvertices (g) == 8 && rp_graph_root (g) == x.cluster,
+        "8 vertices, cluster is the root");
+    ok (rp_graph_ntypes (g) == 7, "7 types");
+    is (rp_graph_type_name (g, 4), "memory", "type 4 is memory (first seen)");
+    ok (rp_graph_type_index (g, "gpu") == 5, "gpu is type 5");
+    ok (rp_graph_type_index (g, "nic") == -1, "nic is no type");
+    ok (rp_graph_type_name (g, 7) == NULL && rp_graph_type_name (g, -1) == NULL,
+        "type names out of range are NULL");
+    is (rp_graph_vertex_type (g, x.mem), "memory", "vertex type");
+    ok (rp_graph_vertex_type_index (g, x.core1) == 3, "vertex type index");
+    is (rp_graph_vertex_basename (g, x.node), "fluke", "basename given");
+    is (rp_graph_vertex_basename (g, x.core1), "core", "basename = type");
+    is (rp_graph_vertex_name (g, x.node), "host-a", "name given");
+    is (rp_graph_vertex_name (g, x.core1), "core1", "name = basename + id");
+    is (rp_graph_vertex_name (g, x.gpu), "gpu", "name without id = basename");
+    ok (rp_graph_vertex_id (g, x.node) == 3
+            && rp_graph_vertex_id (g, x.gpu) == -1,
+        "ids");
+    is (rp_graph_vertex_uuid (g, x.cluster), "1234-abcd", "uuid");
+    ok (rp_graph_vertex_uuid (g, x.node) == NULL, "no uuid: NULL");
+    ok (rp_graph_vertex_size (g, x.mem) == 64, "size");
+    is (rp_graph_vertex_unit (g, x.mem), "GB", "unit");
+    is (rp_graph_vertex_unit (g, x.node), "", "no unit: \"\"");
+    ok (rp_graph_vertex_rank (g, x.node) == 5, "rank (the last one set)");
+    ok (rp_graph_vertex_rank (g, x.core0) == 5, "rank inherited");
+    ok (rp_graph_vertex_rank (g, x.cluster) == -1
+            && rp_graph_vertex_rank (g, x.sw) == -1,
+        "no rank above or beside targets");
+    ok (rp_graph_target (g, x.core0) == x.node
+            && rp_graph_target (g, x.cluster) == RP_VERTEX_NONE,
+        "target");
+    ok (rp_graph_rank_vertex (g, 5) == x.node
+            && rp_graph_rank_vertex (g, 9) == RP_VERTEX_NONE
+            && rp_graph_rank_vertex (g, 0) == RP_VERTEX_NONE,
+        "rank_vertex");
+    ok (rp_graph_vertex_has_property (g, x.node, "amd"),
+        "has amd (from amd@gen3)");
+    ok (rp_graph_vertex_has_property (g, x.node, "amd@gen3"), "has amd@gen3");
+    ok (!rp_graph_vertex_has_property (g, x.node, "am")
+            && !rp_graph_vertex_has_property (g, x.node, "gen3")
+            && !rp_graph_vertex_has_property (g, x.cluster, "amd"),
+        "has no am, gen3; cluster has no amd");
+    is (rp_graph_vertex_property (g, x.node, "x"), "2", "property value");
+    ok (rp_graph_vertex_property (g, x.node, "amd@gen3") == NULL,
+        "property without value: NULL");
+    is (dump (rp_graph_vertex_properties (g, x.node)),
+        "{\"amd@gen3\":null,\"x\":\"2\"}", "properties");
+    is (dump (rp_graph_vertex_properties (g, x.core0)), "{}",
+        "no properties: {}");
+    rp_graph_destroy (g);
+}
+
+static void test_tags (void)
+{
+    struct small x;
+    rp_error_t e;
+    small_build (&x);
+    struct rp_graph *g = x.g;
+
+    ok (rp_graph_tag (g, x.core0, "color", "red", &e) == 0
+            && rp_graph_tag (g, x.core0, "color", "blue", &e) == 0
+            && rp_graph_tag (g, x.core0, "hot", NULL, &e) == 0,
+        "tag after finalize");
+    ok (rp_graph_vertex_has_tag (g, x.core0, "hot")
+            && !rp_graph_vertex_has_tag (g, x.core1, "hot"),
+        "has_tag");
+    is (rp_graph_vertex_tag (g, x.core0, "color"), "blue", "tag replaced");
+    is (dump (rp_graph_vertex_tags (g, x.core0)),
+        "{\"color\":\"blue\",\"hot\":null}", "tags");
+    ok (rp_graph_untag (g, x.core0, "hot", &e) == 0
+            && !rp_graph_vertex_has_tag (g, x.core0, "hot"),
+        "untag");
+    is (rp_graph_vertex_name (g, x.core0), "core0", "tags keep the name");
+    rp_graph_destroy (g);
+}
+
+static void test_navigation (void)
+{
+    struct small x;
+    small_build (&x);
+    struct rp_graph *g = x.g;
+
+    ok (rp_graph_nchildren (g, x.socket) == 3, "socket has 3 children");
+    ok (rp_graph_child_first (g, x.socket) == x.core0
+            && rp_graph_child_next (g, x.core0) == x.core1
+            && rp_graph_child_next (g, x.core1) == x.mem
+            && rp_graph_child_next (g, x.mem) == RP_VERTEX_NONE,
+        "children in handle order");
+    ok (rp_graph_child_first (g, x.core0) == RP_VERTEX_NONE
+            && rp_graph_child_next (g, x.cluster) == RP_VERTEX_NONE,
+        "no children / root has no next");
+    ok (rp_graph_parent (g, x.mem) == x.socket
+            && rp_graph_parent (g, x.cluster) == RP_VERTEX_NONE,
+        "parents");
+    ok (rp_graph_nedges (g, x.socket) == 3
+            && rp_graph_edge_target (g, x.socket, 0) == x.mem
+            && rp_graph_edge_target (g, x.socket, 2) == x.core0,
+        "edges in the order added");
+    ok (rp_graph_nedges (g, x.node) == 2
+            && rp_graph_edge_target (g, x.node, 1) == x.gpu,
+        "the explicit 'in' edge is not listed");
+    is (rp_graph_edge_type (g, x.sw, 0), "conduit-of", "edge type");
+    is (rp_graph_edge_subsystem (g, x.sw, 0), "network", "edge subsystem");
+    is (rp_graph_edge_type (g, x.cluster, 1), "contains", "contains edge");
+    is (rp_graph_edge_subsystem (g, x.cluster, 1), "containment",
+        "containment edge");
+    ok (rp_graph_edge_target (g, x.cluster, 2) == RP_VERTEX_NONE
+            && rp_graph_edge_type (g, x.cluster, 2) == NULL,
+        "edge out of range");
+    ok (rp_graph_nsubsystems (g) == 2, "2 subsystems");
+    is (rp_graph_subsystem_name (g, 0), "containment", "containment first");
+    is (rp_graph_subsystem_name (g, 1), "network", "then network");
+    rp_graph_destroy (g);
+}
+
+static void test_aggregates (void)
+{
+    struct small x;
+    rp_error_t e;
+    small_build (&x);
+    struct rp_graph *g = x.g;
+
+    int tc = rp_graph_type_index (g, "core");
+    int tm = rp_graph_type_index (g, "memory");
+    ok (rp_graph_subtree_total (g, x.cluster, tc) == 2
+            && rp_graph_subtree_total (g, x.cluster, tm) == 64
+            && rp_graph_subtree_total (g, x.core0, tc) == 1
+            && rp_graph_subtree_total (g, x.core0, tm) == 0,
+        "totals");
+    ok (rp_graph_subtree_free (g, x.node, tm) == 64
+            && rp_graph_subtree_idle (g, x.cluster),
+        "all free, idle");
+    ok (rp_graph_set_state (g, x.socket, RP_VERTEX_DRAINED, &e) == 0,
+        "drain socket0");
+    ok (rp_graph_vertex_state (g, x.socket) == RP_VERTEX_DRAINED
+            && rp_graph_vertex_state (g, x.core0) == RP_VERTEX_UP,
+        "states are per vertex");
+    ok (rp_graph_vertex_free (g, x.core0) == 0
+            && rp_graph_subtree_free (g, x.core0, tc) == 0
+            && rp_graph_subtree_free (g, x.cluster, tc) == 0
+            && rp_graph_subtree_free (g, x.cluster, tm) == 0
+            && !rp_graph_subtree_idle (g, x.cluster),
+        "nothing free below a drained vertex");
+    ok (rp_graph_subtree_total (g, x.cluster, tc) == 2, "totals stay");
+    ok (rp_graph_set_state (g, x.socket, RP_VERTEX_UP, &e) == 0
+            && rp_graph_subtree_free (g, x.cluster, tc) == 2
+            && rp_graph_subtree_idle (g, x.cluster),
+        "up again: all free");
+    ok (gstate_check (graph_live (g), &e) == 0, "state checks");
+    ok (rp_graph_vertex_name (g, 99) == NULL
+            && rp_graph_vertex_size (g, 99) == 0
+            && rp_graph_vertex_type_index (g, 99) == -1,
+        "out of range vertices");
+    rp_graph_destroy (g);
+}
+
+static void test_states (void)
+{
+    rp_error_t e = { .text = "" };
+    enum rp_vertex_state st = RP_VERTEX_UP;
+    ok (rp_graph_state_parse ("drained", &st, &e) == 0
+            && st == RP_VERTEX_DRAINED,
+        "parse drained");
+    ok (rp_graph_state_parse ("down", &st, &e) == 0 && st == RP_VERTEX_DOWN,
+        "parse down");
+    ok (rp_graph_state_parse ("up", &st, &e) == 0 && st == RP_VERTEX_UP,
+        "parse up");
+    errno = 0;
+    ok (rp_graph_state_parse ("Up", &st, &e) < 0 && errno == EINVAL,
+        "parse Up fails");
+    is (e.text, "unknown state 'Up': up, down or drained",
+        "... with a message");
+    is (rp_graph_state_name (RP_VERTEX_DRAINED), "drained", "name drained");
+    ok (rp_graph_state_name ((enum rp_vertex_state)3) == NULL, "name 3: NULL");
+}
+
+static void test_unit_bytes (void)
+{
+    static const struct {
+        const char *unit;
+        uint64_t bytes;
+    } t[] = {
+        { "B", 1 },
+        { "KB", 1024 },
+        { "MB", 1048576 },
+        { "GB", 1073741824 },
+        { "TB", 1099511627776ull },
+        { "PB", 1125899906842624ull },
+        { "KiB", 1024 },
+        { "MiB", 1048576 },
+        { "GiB", 1073741824 },
+        { "TiB", 1099511627776ull },
+        { "PiB", 1125899906842624ull },
+        { "gb", 0 },
+        { "Gb", 0 },
+        { "", 0 },
+        { "EB", 0 },
+        { NULL, 0 },
+    };
+    for (size_t i = 0; i < sizeof (t) / sizeof (t[0]); i++)
+        ok (graph_unit_bytes (t[i].unit) == t[i].bytes, "unit %s: %llu",
+            t[i].unit ? t[i].unit : "NULL", (unsigned long long)t[i].bytes);
+}
+
+/* --- generator ------------------------------------------------------ */
+
+/* Names of all vertices in handle order, space separated. */
+static const char *all_names (const struct rp_graph *g)
+{
+    static char buf[2048];
+    size_t len = 0;
+    buf[0] = '\0';
+    for (rp_vertex_t v = 0; v < rp_graph_nvertices (g); v++)
+        len += (size_t)snprintf (buf + len, sizeof (buf) - len, "%s%s",
+                                 v ? " " : "", rp_graph_vertex_name (g, v));
+    return buf;
+}
+
+static void test_generate (void)
+{
+    rp_error_t e;
+    struct rp_graph *g = rp_graph_generate ("nodes=3", &e);
+    ok (g != NULL, "nodes=3");
+    ok (rp_graph_nvertices (g) == 10, "10 vertices");
+    is (all_names (g),
+        "cluster0 node0 socket0 core0 node1 socket0 core0 node2 socket0 core0",
+        "defaults: one socket, one core");
+    rp_graph_destroy (g);
+
+    g = rp_graph_generate ("prefix=fluke,memory=8GB,gpus=2,cores=2,sockets=2,"
+                           "racks=2,nodes=2",
+                           &e);
+    ok (g != NULL, "full spec, keys in any order");
+    is (all_names (g),
+        "cluster0 rack0 fluke0 socket0 core0 core1 gpu0 memory0 socket1 core2 "
+        "core3 gpu1 memory1 rack1 fluke1 socket0 core0 core1 gpu0 memory0 "
+        "socket1 core2 core3 gpu1 memory1",
+        "pre-order, ids per node");
+    is (rp_graph_vertex_basename (g, 2), "fluke", "node basename = prefix");
+    ok (rp_graph_vertex_id (g, 14) == 1 && rp_graph_vertex_rank (g, 14) == 1
+            && rp_graph_vertex_rank (g, 20) == 1
+            && rp_graph_vertex_rank (g, 1) == -1,
+        "node id = rank, inherited below");
+    ok (rp_graph_rank_vertex (g, 1) == 14, "rank 1 is vertex 14");
+    ok (rp_graph_vertex_size (g, 7) == 4, "memory pool: 4 of 8");
+    is (rp_graph_vertex_unit (g, 7), "GB", "unit GB");
+    ok (rp_graph_ntypes (g) == 7, "7 types");
+    const char *types[] = { "cluster", "rack", "node",  "socket",
+                            "core",    "gpu",  "memory" };
+    bool order = true;
+    for (int t = 0; t < 7; t++)
+        order = order && !strcmp (rp_graph_type_name (g, t), types[t]);
+    ok (order, "types in order first seen");
+    ok (rp_graph_nchildren (g, 0) == 2 && rp_graph_nchildren (g, 1) == 1
+            && rp_graph_nchildren (g, 3) == 4,
+        "children counts");
+    ok (rp_graph_subtree_total (g, 0, rp_graph_type_index (g, "memory")) == 16,
+        "16 GB in all");
+    rp_graph_destroy (g);
+
+    g = rp_graph_generate ("nodes=1,memory=3,sockets=1", &e);
+    ok (g && rp_graph_vertex_size (g, 4) == 3
+            && !strcmp (rp_graph_vertex_unit (g, 4), "GB"),
+        "plain memory number is GB");
+    rp_graph_destroy (g);
+    g = rp_graph_generate ("nodes=1,memory=512KiB,racks=0,gpus=0", &e);
+    ok (g && rp_graph_vertex_size (g, 4) == 512
+            && !strcmp (rp_graph_vertex_unit (g, 4), "KiB")
+            && rp_graph_nvertices (g) == 5 && rp_graph_ntypes (g) == 5,
+        "memory=512KiB, racks=0 and gpus=0 mean none");
+    rp_graph_destroy (g);
+}
+
+#define A30 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define A300 A30 A30 A30 A30 A30 A30 A30 A30 A30 A30
+
+static const struct {
+    const char *spec;
+    int errnum;
+    const char *text;
+} gen_errors[] = {
+    { "", EINVAL, "nodes= is required" },
+    { "cores=2", EINVAL, "nodes= is required" },
+    { "nodes=2,", EINVAL, "empty item at offset 8" },
+    { ",nodes=2", EINVAL, "empty item at offset 0" },
+    { "nodes=2,,cores=2", EINVAL, "empty item at offset 8" },
+    { "nodes=2,prefix=" A300, EINVAL, "overlong item at offset 8" },
+    { "nodes=2,foo=1", EINVAL, "unknown key 'foo'" },
+    { "nodes=2,=1", EINVAL, "unknown key ''" },
+    { "nodes=2,cores", EINVAL, "'cores': expected key=value" },
+    { "nodes=2,nodes=3", EINVAL, "nodes given twice" },
+    { "nodes=0", EINVAL, "nodes=0: not a positive integer" },
+    { "nodes=", EINVAL, "nodes=: not a positive integer" },
+    { "nodes=-1", EINVAL, "nodes=-1: not a positive integer" },
+    { "nodes=+1", EINVAL, "nodes=+1: not a positive integer" },
+    { "nodes=1x", EINVAL, "nodes=1x: not a positive integer" },
+    { "nodes=1,cores=0", EINVAL, "cores=0: not a positive integer" },
+    { "nodes=1,sockets=abc", EINVAL, "sockets=abc: not a positive integer" },
+    { "nodes=1,gpus=-2", EINVAL, "gpus=-2: not a non-negative integer" },
+    { "nodes=1,racks=1.5", EINVAL, "racks=1.5: not a non-negative integer" },
+    { "nodes=1,memory=0", EINVAL,
+      "memory=0: not a positive integer with an optional unit" },
+    { "nodes=1,memory=8gb", EINVAL,
+      "memory=8gb: not a positive integer with an optional unit" },
+    { "nodes=1,memory=GB", EINVAL,
+      "memory=GB: not a positive integer with an optional unit" },
+    { "nodes=1,cores=2GB", EINVAL, "cores=2GB: not a positive integer" },
+    { "nodes=99999999999999999999", EINVAL,
+      "nodes=99999999999999999999: too large" },
+    { "nodes=5,racks=2", EINVAL,
+      "nodes=5 does not divide evenly among 2 racks" },
+    { "nodes=2,sockets=2,gpus=3", EINVAL,
+      "gpus=3 does not divide evenly among 2 sockets" },
+    { "nodes=2,sockets=2,memory=3TB", EINVAL,
+      "memory=3TB does not divide evenly among 2 sockets" },
+    { "nodes=1,prefix=a/b", EINVAL,
+      "prefix=a/b: letters, digits, '-', '_', '.' (1-64)" },
+    { "nodes=1,prefix=", EINVAL,
+      "prefix=: letters, digits, '-', '_', '.' (1-64)" },
+    { "nodes=1000000,cores=100", E2BIG,
+      "spec makes 102000001 vertices, more than the maximum 67108864" },
+    { "nodes=18446744073709551615,cores=18446744073709551615", E2BIG,
+      "spec makes over 18446744073709551615 vertices, more than the maximum "
+      "67108864" },
+    { "nodes=4294967296,sockets=4294967296,cores=4294967296", E2BIG,
+      "spec makes over 18446744073709551615 vertices, more than the maximum "
+      "67108864" },
+};
+
+static void test_generate_errors (void)
+{
+    for (size_t i = 0; i < sizeof (gen_errors) / sizeof (gen_errors[0]); i++) {
+        rp_error_t e = { .text = "" };
+        errno = 0;
+        struct rp_graph *g = rp_graph_generate (gen_errors[i].spec, &e);
+        ok (g == NULL && errno == gen_errors[i].errnum, "generate '%s' fails",
+            gen_errors[i].spec);
+        is (e.text, gen_errors[i].text, "... %s", e.text);
+        rp_graph_destroy (g);
+    }
+}
+
+/* --- allocation states against a brute force recount ----------------- */
+
+/* free units of each type in each vertex's subtree, the slow way: every
+ * vertex u adds free(u) to itself and to each ancestor a as long as the
+ * vertices from u up to a's child are up. */
+static uint64_t *brute_agg (const struct rp_gstate *s)
+{
+    const struct rp_graph *g = s->g;
+    size_t T = rp_graph_ntypes (g), n = rp_graph_nvertices (g);
+    uint64_t *b = calloc (n * T, sizeof (uint64_t));
+    for (rp_vertex_t u = 0; u < n; u++) {
+        uint64_t f = 0;
+        if (gstate_up (s, u) && gstate_shared (s, u) == 0)
+            f = rp_graph_vertex_size (g, u) - gstate_used (s, u);
+        size_t t = (size_t)rp_graph_vertex_type_index (g, u);
+        for (rp_vertex_t a = u; a != RP_VERTEX_NONE;
+             a = rp_graph_parent (g, a)) {
+            b[a * T + t] += f;
+            if (!gstate_up (s, a))
+                break;
+        }
+    }
+    return b;
+}
+
+/* Block summary j of level l of parent p against the brute force b: the
+ * largest contribution of each type among the children it covers. */
+static bool brute_block (const struct rp_gstate *s, const uint64_t *b,
+                         rp_vertex_t p, int l, size_t j, char *why, size_t len)
+{
+    const struct rp_graph *g = s->g;
+    size_t T = rp_graph_ntypes (g), lv[MAX_LEVELS], span = 1;
+    uint64_t off[MAX_LEVELS];
+    levels (g, p, lv, off);
+    for (int i = 0; i < l; i++)
+        span *= BLOCK;
+    for (size_t t = 0; t < T; t++) {
+        uint64_t max = 0;
+        for (size_t c = j * span; c < (j + 1) * span && c < lv[0]; c++) {
+            rp_vertex_t cv = g->child[g->child_off[p] + c];
+            uint64_t v = gstate_up (s, cv) ? b[cv * T + t] : 0;
+            max = v > max ? v : max;
+        }
+        if (s->blk[off[l] + j * T + t] == max)
+            continue;
+        snprintf (why, len, "block %d/%zu of %u type %zu: %llu, brute %llu", l,
+                  j, p, t, (unsigned long long)s->blk[off[l] + j * T + t],
+                  (unsigned long long)max);
+        return false;
+    }
+    return true;
+}
+
+/* Compare every aggregate and block summary with the brute force. */
+static bool brute_check (const struct rp_gstate *s, char *why, size_t len)
+{
+    const struct rp_graph *g = s->g;
+    size_t T = rp_graph_ntypes (g), n = rp_graph_nvertices (g);
+    uint64_t *b = brute_agg (s);
+    bool good = true;
+    for (size_t i = 0; i < n * T && good; i++) {
+        rp_vertex_t v = (rp_vertex_t)(i / T);
+        if (gstate_agg (s, v, (int)(i % T)) == b[i])
+            continue;
+        snprintf (why, len, "agg of %u type %zu: %llu, brute %llu", v, i % T,
+                  (unsigned long long)gstate_agg (s, v, (int)(i % T)),
+                  (unsigned long long)b[i]);
+        good = false;
+    }
+    for (rp_vertex_t p = 0; p < n && good; p++) {
+        size_t lv[MAX_LEVELS];
+        uint64_t off[MAX_LEVELS];
+        int L = g->iidx[p] == NONE ? 0 : levels (g, p, lv, off);
+        for (int l = 1; l <= L && good; l++) {
+            for (size_t j = 0; j < lv[l] && good; j++)
+                good = brute_block (s, b, p, l, j, why, len);
+        }
+    }
+    free (b);
+    return good;
+}
+
+struct hold {
+    rp_vertex_t v;
+    uint64_t amount;
+    bool exclusive;
+};
+
+static bool model_path_up (const struct rp_gstate *s, rp_vertex_t v)
+{
+    for (; v != RP_VERTEX_NONE; v = rp_graph_parent (s->g, v)) {
+        if (!gstate_up (s, v))
+            return false;
+    }
+    return true;
+}
+
+/* Would gstate_take succeed, by the definitions? */
+static bool model_take_ok (const struct rp_gstate *s, rp_vertex_t v,
+                           uint64_t amount, bool exclusive)
+{
+    if (!model_path_up (s, v))
+        return false;
+    if (!exclusive)
+        return gstate_used (s, v) == 0;
+    return amount >= 1 && gstate_shared (s, v) == 0
+           && gstate_used (s, v) + amount <= rp_graph_vertex_size (s->g, v);
+}
+
+static void test_random_states (const char *spec)
+{
+    rp_error_t e;
+    struct rp_graph *g = rp_graph_generate (spec, &e);
+    struct rp_gstate *s = graph_live (g);
+    size_t n = rp_graph_nvertices (g), nholds = 0, bad = 0, refused = 0;
+    struct hold *holds = calloc (4000, sizeof (*holds));
+    char why[300] = "";
+    srand (42);
+    for (int step = 0; step < 3000 && bad == 0; step++) {
+        int op = rand () % 10;
+        rp_vertex_t v = (rp_vertex_t)(rand () % (int)n);
+        if (op < 5) {
+            bool excl = rand () % 4 != 0;
+            uint64_t amount = rand () % 8 ? 1 : (uint64_t)(rand () % 10);
+            bool expect = model_take_ok (s, v, amount, excl);
+            int rc = gstate_take (s, v, amount, excl);
+            if ((rc == 0) != expect) {
+                snprintf (why, sizeof (why), "take %u %llu %d: rc %d", v,
+                          (unsigned long long)amount, excl, rc);
+                bad++;
+            }
+            if (rc == 0)
+                holds[nholds++] = (struct hold){ v, amount, excl };
+            else
+                refused++;
+        } else if (op < 8 && nholds > 0) {
+            size_t i = (size_t)rand () % nholds;
+            if (gstate_put (s, holds[i].v, holds[i].amount, holds[i].exclusive)
+                < 0) {
+                snprintf (why, sizeof (why), "put %u failed", holds[i].v);
+                bad++;
+            }
+            holds[i] = holds[--nholds];
+        } else {
+            /* states: mostly up, so takes keep succeeding */
+            int st = rand () % 6;
+            rp_graph_set_state (g, v,
+                                st == 3   ? RP_VERTEX_DRAINED
+                                : st == 2 ? RP_VERTEX_DOWN
+                                          : RP_VERTEX_UP,
+                                &e);
+        }
+        if (bad == 0 && !brute_check (s, why, sizeof (why)))
+            bad++;
+        if (bad == 0 && gstate_check (s, &e) < 0) {
+            snprintf (why, sizeof (why), "gstate_check: %s", e.text);
+            bad++;
+        }
+    }
+    ok (bad == 0,
+        "%s: 3000 random take/put/set_state: aggregates and"
+        " blocks match a brute force recount",
+        spec);
+    if (bad)
+        diag ("%s", why);
+    ok (nholds > 100 && refused > 100,
+        "both taken (%zu held) and refused"
+        " (%zu)",
+        nholds, refused);
+    while (nholds > 0) {
+        nholds--;
+        gstate_put (s, holds[nholds].v, holds[nholds].amount,
+                    holds[nholds].exclusive);
+    }
+    for (rp_vertex_t v = 0; v < n; v++)
+        rp_graph_set_state (g, v, RP_VERTEX_UP, &e);
+    ok (rp_graph_subtree_idle (g, 0) && gstate_check (s, &e) == 0,
+        "all released and up: idle again");
+    free (holds);
+    rp_graph_destroy (g);
+}
+
+static void test_take_refusals (void)
+{
+    rp_error_t e;
+    struct rp_graph *g = rp_graph_generate ("nodes=2,cores=2,memory=8GB", &e);
+    struct rp_gstate *s = graph_live (g);
+    rp_vertex_t node0 = 1, core0 = 3, core1 = 4, mem = 5;
+    int tm = rp_graph_type_index (g, "memory");
+    ok (gstate_take (s, mem, 9, true) < 0, "take 9 of 8 refused");
+    ok (gstate_take (s, mem, 0, true) < 0, "take 0 refused");
+    ok (gstate_take (s, mem, 5, true) == 0
+            && gstate_take (s, mem, 3, true) == 0,
+        "take 5 then 3 of 8");
+    ok (gstate_take (s, mem, 1, true) < 0, "take 1 more refused");
+    ok (gstate_free (s, mem) == 0 && rp_graph_subtree_free (g, 0, tm) == 8,
+        "pool full; the other node's 8 remain");
+    ok (gstate_take (s, mem, 1, false) < 0, "shared on exclusive refused");
+    ok (gstate_put (s, mem, 9, true) < 0, "put 9 of 8 used refused");
+    ok (gstate_put (s, mem, 5, true) == 0 && gstate_free (s, mem) == 5,
+        "put 5: 5 free");
+    ok (gstate_take (s, core0, 1, false) == 0
+            && gstate_take (s, core0, 1, false) == 0
+            && gstate_shared (s, core0) == 2 && gstate_free (s, core0) == 0,
+        "two shared holds: nothing free");
+    ok (gstate_take (s, core0, 1, true) < 0, "exclusive on shared refused");
+    ok (gstate_put (s, core0, 1, false) == 0
+            && gstate_put (s, core0, 1, false) == 0
+            && gstate_put (s, core0, 1, false) < 0,
+        "shared puts: the third is refused");
+    ok (rp_graph_set_state (g, node0, RP_VERTEX_DOWN, &e) == 0
+            && gstate_take (s, core1, 1, true) < 0
+            && gstate_take (s, core1, 1, false) < 0,
+        "take below a down vertex refused");
+    ok (gstate_put (s, mem, 3, true) == 0 && gstate_free (s, mem) == 8
+            && rp_graph_vertex_free (g, mem) == 0,
+        "put below a down vertex: free counts, public free 0");
+    ok (gstate_put (s, 99, 1, true) < 0 && gstate_take (s, 99, 1, true) < 0,
+        "unknown vertex refused");
+    ok (gstate_check (s, &e) == 0, "consistent");
+
+    struct rp_gstate *p = graph_pristine (g);
+    ok (p != NULL && p != s && graph_pristine (g) == p, "pristine state");
+    ok (gstate_up (p, node0) && gstate_take (p, core1, 1, true) == 0
+            && gstate_agg (p, 0, rp_graph_type_index (g, "core")) == 3,
+        "pristine: live states do not apply");
+    ok (gstate_agg (s, 0, rp_graph_type_index (g, "core")) == 2,
+        "live unchanged by pristine takes");
+    ok (gstate_check (p, &e) == 0, "pristine consistent");
+    rp_graph_destroy (g);
+}
+
+/* gstate_check finds what it is for: corrupt one thing at a time. */
+static void test_check_finds (void)
+{
+    rp_error_t e;
+    struct rp_graph *g = rp_graph_generate ("nodes=70,cores=2", &e);
+    struct rp_gstate *s = graph_live (g);
+    int tc = rp_graph_type_index (g, "core");
+    size_t T = rp_graph_ntypes (g);
+    uint64_t *agg = &s->agg[g->iidx[1] * T + (size_t)tc];
+    (*agg)++;
+    errno = 0;
+    ok (gstate_check (s, &e) < 0 && errno == EPROTO, "a wrong aggregate");
+    is (e.text, "node0: free core is 3, recount 2", "... is found");
+    (*agg)--;
+    s->blk[0]++;
+    ok (gstate_check (s, &e) < 0, "a wrong block summary");
+    is (e.text, "cluster0: block summary 0 of type cluster is 1, recount 0",
+        "... is found");
+    s->blk[0]--;
+    s->used[3] = 2;
+    ok (gstate_check (s, &e) < 0, "used over size");
+    is (e.text, "core0: 2 used of 1", "... is found");
+    s->used[3] = 1;
+    s->shared[3] = 1;
+    ok (gstate_check (s, &e) < 0, "exclusive and shared");
+    is (e.text, "core0: held both exclusively and shared", "... is found");
+    s->used[3] = 0;
+    s->shared[3] = 0;
+    s->state[3] = RP_VERTEX_DOWN;
+    ok (gstate_check (s, &e) < 0, "a state changed behind its back");
+    is (e.text, "1 vertices not up, counted 0", "... is found");
+    s->state[3] = RP_VERTEX_UP;
+    ok (gstate_check (s, &e) == 0, "repaired: consistent");
+    rp_graph_destroy (g);
+}
+
+/* --- gstate_child_fit ------------------------------------------------ */
+
+static size_t fit_list (const struct rp_gstate *s, rp_vertex_t p,
+                        const uint64_t *need, int order, rp_vertex_t *out)
+{
+    size_t n = 0;
+    rp_vertex_t c = RP_VERTEX_NONE;
+    while ((c = gstate_child_fit (s, p, c, need, order)) != RP_VERTEX_NONE)
+        out[n++] = c;
+    return n;
+}
+
+static size_t brute_fit (const struct rp_gstate *s, rp_vertex_t p,
+                         const uint64_t *need, int order, rp_vertex_t *out)
+{
+    size_t T = rp_graph_ntypes (s->g), n = 0, k = rp_graph_nchildren (s->g, p);
+    for (size_t i = 0; i < k; i++) {
+        size_t j = order == RP_WALK_HIGH ? k - 1 - i : i;
+        rp_vertex_t c = s->g->child[s->g->child_off[p] + j];
+        bool fit = gstate_up (s, c);
+        for (size_t t = 0; need && t < T; t++)
+            fit = fit && gstate_agg (s, c, (int)t) >= need[t];
+        if (fit)
+            out[n++] = c;
+    }
+    return n;
+}
+
+static bool same (const rp_vertex_t *a, size_t na, const rp_vertex_t *b,
+                  size_t nb)
+{
+    return na == nb && (na == 0 || !memcmp (a, b, na * sizeof (*a)));
+}
+
+static void test_child_fit (void)
+{
+    rp_error_t e;
+    struct rp_graph *g = rp_graph_generate ("nodes=1000,cores=2", &e);
+    struct rp_gstate *s = graph_live (g);
+    int tc = rp_graph_type_index (g, "core");
+    rp_vertex_t got[1000], want[1000];
+    uint64_t need[4] = { 0 };
+    /* node r is vertex 1 + 4r; its cores 3 + 4r, 4 + 4r */
+    for (rp_vertex_t r = 0; r < 1000; r++) {
+        if (r != 3 && r != 500 && r != 998)
+            gstate_take (s, 3 + 4 * r, 1, true);
+        if (r != 3 && r != 998 && r != 640)
+            gstate_take (s, 4 + 4 * r, 1, true);
+    }
+    need[tc] = 2;
+    size_t n = fit_list (s, 0, need, RP_WALK_LOW, got);
+    ok (n == 2 && got[0] == 1 + 4 * 3 && got[1] == 1 + 4 * 998,
+        "need 2 cores, low: node3, node998");
+    n = fit_list (s, 0, need, RP_WALK_HIGH, got);
+    ok (n == 2 && got[0] == 1 + 4 * 998 && got[1] == 1 + 4 * 3,
+        "need 2 cores, high: node998, node3");
+    need[tc] = 1;
+    n = fit_list (s, 0, need, RP_WALK_LOW, got);
+    ok (n == 4 && got[1] == 1 + 4 * 500 && got[2] == 1 + 4 * 640,
+        "need 1 core, low: node3, node500, node640, node998");
+    ok (gstate_child_fit (s, 0, 1 + 4 * 500, need, RP_WALK_HIGH) == 1 + 4 * 3,
+        "high after node500: node3");
+    ok (gstate_child_fit (s, 0, 1 + 4 * 998, need, RP_WALK_LOW)
+            == RP_VERTEX_NONE,
+        "low after node998: none");
+    need[tc] = 3;
+    ok (gstate_child_fit (s, 0, RP_VERTEX_NONE, need, RP_WALK_LOW)
+            == RP_VERTEX_NONE,
+        "need 3: none");
+    rp_graph_set_state (g, 1 + 4 * 7, RP_VERTEX_DOWN, &e);
+    n = fit_list (s, 0, NULL, RP_WALK_LOW, got);
+    ok (n == 999 && got[7] == 1 + 4 * 8, "no need: every up child (999)");
+    n = fit_list (s, 0, NULL, RP_WALK_HIGH, got);
+    ok (n == 999 && got[0] == 1 + 4 * 999, "no need, high: from the last");
+    ok (gstate_child_fit (s, 0, 2, NULL, RP_WALK_LOW) == RP_VERTEX_NONE,
+        "after a vertex that is not a child: none");
+
+    /* random patterns against the brute force */
+    srand (7);
+    size_t bad = 0;
+    for (int round = 0; round < 200; round++) {
+        rp_vertex_t v = 3 + (rp_vertex_t)(rand () % 4000);
+        if (rp_graph_vertex_type_index (g, v) == tc) {
+            if (gstate_used (s, v))
+                gstate_put (s, v, 1, true);
+            else
+                gstate_take (s, v, 1, true);
+        }
+        need[tc] = (uint64_t)(rand () % 3);
+        for (int order = RP_WALK_LOW; order <= RP_WALK_HIGH; order++) {
+            size_t a = fit_list (s, 0, need, order, got);
+            size_t b = brute_fit (s, 0, need, order, want);
+            bad += !same (got, a, want, b);
+        }
+    }
+    ok (bad == 0, "200 random patterns, both orders: as the brute force");
+    rp_graph_destroy (g);
+}
+
+/* The largest maximum of type t at level l of p's summaries. */
+static uint64_t block_max (const struct rp_gstate *s, rp_vertex_t p, int l,
+                           int t)
+{
+    size_t n[MAX_LEVELS], T = rp_graph_ntypes (s->g);
+    uint64_t off[MAX_LEVELS], max = 0;
+    if (levels (s->g, p, n, off) < l)
+        return UINT64_MAX;
+    for (size_t j = 0; j < n[l]; j++)
+        max = s->blk[off[l] + j * T + (size_t)t] > max
+                  ? s->blk[off[l] + j * T + (size_t)t]
+                  : max;
+    return max;
+}
+
+/* Block maxima through every kind of change, with two summary levels
+ * (600 children: 38 blocks, 3 blocks of blocks), each step against the
+ * brute force: the maxima fall only when a whole block (16 or 256 nodes)
+ * has lost its last free core, which random steps rarely reach. */
+static void test_block_maxima (void)
+{
+    rp_error_t e;
+    struct rp_graph *g = rp_graph_generate ("nodes=600,cores=2", &e);
+    struct rp_gstate *s = graph_live (g);
+    int tc = rp_graph_type_index (g, "core");
+    char why[300] = "";
+    size_t bad = 0, steps = 0;
+    /* node r is vertex 1 + 4r; its cores 3 + 4r, 4 + 4r */
+    for (rp_vertex_t r = 0; r < 600 && !bad; r++, steps++) {
+        bad += gstate_take (s, 3 + 4 * r, 1, true) < 0;
+        bad += !brute_check (s, why, sizeof (why));
+    }
+    for (rp_vertex_t r = 600; r-- > 0 && !bad; steps++) {
+        bad += gstate_take (s, 4 + 4 * r, 1, true) < 0;
+        bad += !brute_check (s, why, sizeof (why));
+    }
+    ok (bad == 0 && steps == 1200 && block_max (s, 0, 2, tc) == 0,
+        "every core taken, one at a time: maxima fall to 0 at both levels");
+    for (rp_vertex_t i = 0; i < 1200 && !bad; i++, steps++) {
+        rp_vertex_t r = (i * 7) % 600, c = i < 600 ? 3 : 4;
+        bad += gstate_put (s, c + 4 * r, 1, true) < 0;
+        bad += !brute_check (s, why, sizeof (why));
+    }
+    for (rp_vertex_t i = 0; i < 1200 && !bad; i++, steps++) {
+        rp_vertex_t r = (i * 11) % 600;
+        rp_graph_set_state (g, 1 + 4 * r,
+                            i < 600 ? RP_VERTEX_DOWN : RP_VERTEX_UP, &e);
+        bad += !brute_check (s, why, sizeof (why));
+    }
+    ok (bad == 0 && steps == 3600,
+        "put back in another order, nodes down and up: as the brute force");
+    if (bad)
+        diag ("%s", why);
+    ok (gstate_check (s, &e) == 0 && rp_graph_subtree_idle (g, 0),
+        "consistent and idle at the end");
+    rp_graph_destroy (g);
+}
+
+/* The maxima let a search skip blocks whose sums would not: nodes with
+ * 3 free GPUs each, 4096 of them (256 blocks, 16 blocks of blocks).  A
+ * search looks at the rest of its group of 16 at each level on the way
+ * up, and at one group per level on the way down. */
+static void test_fit_skips (void)
+{
+    rp_error_t e;
+    struct rp_graph *g = rp_graph_generate ("nodes=4096,gpus=4", &e);
+    struct rp_gstate *s = graph_live (g);
+    int tg = rp_graph_type_index (g, "gpu"),
+        tc = rp_graph_type_index (g, "core");
+    uint64_t need[8] = { 0 };
+    rp_vertex_t n3000 = rp_graph_rank_vertex (g, 3000), gpu3000 = NONE;
+    for (rp_vertex_t v = 0; v < rp_graph_nvertices (g); v++) {
+        if (rp_graph_vertex_type_index (g, v) != tg
+            || rp_graph_vertex_id (g, v) != 0)
+            continue;
+        gstate_take (s, v, 1, true);
+        if (rp_graph_target (g, v) == n3000)
+            gstate_take (s, gpu3000 = v + 1, 1, true);
+    }
+    need[tg] = 4;
+    for (int order = RP_WALK_LOW; order <= RP_WALK_HIGH; order++) {
+        fit_probes = 0;
+        ok (gstate_child_fit (s, 0, NONE, need, order) == NONE,
+            "need 4 GPUs, %s: no node has them", order ? "high" : "low");
+        cmp_ok (fit_probes, <=, 3 * 16,
+                "... after at most 16 probes per level, not 4096");
+    }
+    need[tg] = 3;
+    need[tc] = 1;
+    fit_probes = 0;
+    ok (gstate_child_fit (s, 0, NONE, need, RP_WALK_LOW)
+            == rp_graph_rank_vertex (g, 0),
+        "need 3 GPUs and a core: node0");
+    fit_probes = 0;
+    ok (gstate_child_fit (s, 0, rp_graph_rank_vertex (g, 2999), need,
+                          RP_WALK_LOW)
+            == rp_graph_rank_vertex (g, 3001),
+        "after node2999: node3001 (node3000 has 2 GPUs)");
+    cmp_ok (fit_probes, <=, 5 * 16,
+            "... after at most 16 probes per level up and down");
+    gstate_put (s, gpu3000, 1, true);
+    gstate_put (s, gpu3000 - 1, 1, true);
+    need[tg] = 4;
+    for (int order = RP_WALK_LOW; order <= RP_WALK_HIGH; order++) {
+        fit_probes = 0;
+        ok (gstate_child_fit (s, 0, NONE, need, order) == n3000,
+            "node3000 freed, need 4 GPUs, %s: node3000",
+            order ? "high" : "low");
+        cmp_ok (fit_probes, <=, 5 * 16,
+                "... after at most 16 probes per level up and down");
+    }
+    ok (gstate_check (s, &e) == 0, "consistent");
+    rp_graph_destroy (g);
+}
+
+/* --- walker --------------------------------------------------------- */
+
+struct trace {
+    char buf[1024];
+    const char *name; /* the vertex that gets action */
+    int action;
+    bool in_post; /* act in post-order instead */
+};
+
+static void trace_add (const struct rp_graph *g, rp_vertex_t v, char tag,
+                       struct trace *t)
+{
+    size_t len = strlen (t->buf);
+    snprintf (t->buf + len, sizeof (t->buf) - len, "%s%c%s", len ? " " : "",
+              tag, rp_graph_vertex_name (g, v));
+}
+
+static int trace_pre (const struct rp_graph *g, rp_vertex_t v, void *arg)
+{
+    struct trace *t = arg;
+    trace_add (g, v, '+', t);
+    if (!t->in_post && t->name
+        && !strcmp (rp_graph_vertex_name (g, v), t->name))
+        return t->action;
+    return RP_WALK_CONTINUE;
+}
+
+static int trace_post (const struct rp_graph *g, rp_vertex_t v, void *arg)
+{
+    struct trace *t = arg;
+    trace_add (g, v, '-', t);
+    if (t->in_post && t->name && !strcmp (rp_graph_vertex_name (g, v), t->name))
+        return t->action;
+    return RP_WALK_CONTINUE;
+}
+
+/* cluster0 > node0 > (socket0 > core0 core1) gpu0; node1 > core2 */
+static struct rp_graph *walk_graph (void)
+{
+    rp_error_t e;
+    struct rp_graph *g = rp_graph_create ();
+    rp_vertex_t c = add (g, "cluster", 0);
+    rp_vertex_t n0 = add (g, "node", 0);
+    rp_vertex_t s0 = add (g, "socket", 0);
+    rp_vertex_t c0 = add (g, "core", 0);
+    rp_vertex_t c1 = add (g, "core", 1);
+    rp_vertex_t g0 = add (g, "gpu", 0);
+    rp_vertex_t n1 = add (g, "node", 1);
+    rp_vertex_t c2 = add (g, "core", 2);
+    contain (g, c, n0);
+    contain (g, n0, s0);
+    contain (g, s0, c0);
+    contain (g, s0, c1);
+    contain (g, n0, g0);
+    contain (g, c, n1);
+    contain (g, n1, c2);
+    if (rp_graph_finalize (g, &e) < 0)
+        BAIL_OUT ("walk graph: %s", e.text);
+    return g;
+}
+
+static const struct {
+    const char *desc;
+    int order;
+    const char *name;
+    int action;
+    bool in_post;
+    ssize_t count;
+    const char *trace;
+} walk_tests[] = {
+    { "continue, low", RP_WALK_LOW, NULL, 0, false, 8,
+      "+cluster0 +node0 +socket0 +core0 -core0 +core1 -core1 -socket0 +gpu0 "
+      "-gpu0 -node0 +node1 +core2 -core2 -node1 -cluster0" },
+    { "continue, high", RP_WALK_HIGH, NULL, 0, false, 8,
+      "+cluster0 +node1 +core2 -core2 -node1 +node0 +gpu0 -gpu0 +socket0 "
+      "+core1 -core1 +core0 -core0 -socket0 -node0 -cluster0" },
+    { "leaf at node0", RP_WALK_LOW, "node0", RP_WALK_LEAF, false, 4,
+      "+cluster0 +node0 -node0 +node1 +core2 -core2 -node1 -cluster0" },
+    { "skip at node0", RP_WALK_LOW, "node0", RP_WALK_SKIP, false, 4,
+      "+cluster0 +node0 +node1 +core2 -core2 -node1 -cluster0" },
+    { "skip at socket0, high", RP_WALK_HIGH, "socket0", RP_WALK_SKIP, false, 6,
+      "+cluster0 +node1 +core2 -core2 -node1 +node0 +gpu0 -gpu0 +socket0 "
+      "-node0 -cluster0" },
+    { "stop at core1", RP_WALK_LOW, "core1", RP_WALK_STOP, false, 5,
+      "+cluster0 +node0 +socket0 +core0 -core0 +core1" },
+    { "stop in post at socket0", RP_WALK_LOW, "socket0", RP_WALK_STOP, true, 5,
+      "+cluster0 +node0 +socket0 +core0 -core0 +core1 -core1 -socket0" },
+    { "leaf and skip in post go on", RP_WALK_LOW, "socket0", RP_WALK_SKIP, true,
+      8,
+      "+cluster0 +node0 +socket0 +core0 -core0 +core1 -core1 -socket0 +gpu0 "
+      "-gpu0 -node0 +node1 +core2 -core2 -node1 -cluster0" },
+    { "stop at the start", RP_WALK_LOW, "cluster0", RP_WALK_STOP, false, 1,
+      "+cluster0" },
+    { "leaf at the start", RP_WALK_LOW, "cluster0", RP_WALK_LEAF, false, 1,
+      "+cluster0 -cluster0" },
+    { "stop in post of a leaf", RP_WALK_LOW, "core0", RP_WALK_STOP, true, 4,
+      "+cluster0 +node0 +socket0 +core0 -core0" },
+};
+
+static void test_walk_actions (void)
+{
+    struct rp_graph *g = walk_graph ();
+    rp_error_t e;
+    struct rp_walk *w = rp_walk_create (g, "containment", &e);
+    for (size_t i = 0; i < sizeof (walk_tests) / sizeof (walk_tests[0]); i++) {
+        struct trace t = { .name = walk_tests[i].name,
+                           .action = walk_tests[i].action,
+                           .in_post = walk_tests[i].in_post };
+        rp_walk_set_order (w, (enum rp_walk_order)walk_tests[i].order);
+        rp_walk_set_filters (w, trace_pre, trace_post, &t);
+        ssize_t n = rp_walk_run (w, 0, &e);
+        ok (n == walk_tests[i].count, "%s: %zd visits", walk_tests[i].desc, n);
+        is (t.buf, walk_tests[i].trace, "%s: sequence", walk_tests[i].desc);
+    }
+    /* a sub-walk from an inner vertex, no filters */
+    rp_walk_set_filters (w, NULL, NULL, NULL);
+    ok (rp_walk_run (w, 1, &e) == 5, "from node0 without filters: 5 visits");
+
+    struct trace t = { .name = "core1", .action = 7 };
+    rp_walk_set_order (w, RP_WALK_LOW);
+    rp_walk_set_filters (w, trace_pre, trace_post, &t);
+    errno = 0;
+    ok (rp_walk_run (w, 0, &e) < 0 && errno == EINVAL,
+        "a filter returning 7 fails the walk");
+    is (e.text, "pre-order filter returned 7 at core1: not a walk action",
+        "... with a message");
+    t = (struct trace){ .name = "node1", .action = -1, .in_post = true };
+    ok (rp_walk_run (w, 0, &e) < 0, "a post filter returning -1 fails");
+    is (e.text, "post-order filter returned -1 at node1: not a walk action",
+        "... with a message");
+    ok (rp_walk_run (w, 8, &e) < 0, "start out of range");
+    is (e.text, "no vertex 8", "... says so");
+    rp_walk_destroy (w);
+
+    errno = 0;
+    ok (rp_walk_create (g, "network", &e) == NULL && errno == EINVAL,
+        "walk over a subsystem the graph lacks fails");
+    is (e.text, "no subsystem 'network'", "... with a message");
+    rp_graph_destroy (g);
+
+    g = rp_graph_create ();
+    add (g, "cluster", 0);
+    ok (rp_walk_create (g, "containment", &e) == NULL,
+        "walk of a graph not finalized fails");
+    is (e.text, "graph is not finalized", "... with a message");
+    rp_graph_destroy (g);
+}
+
+static void test_walk_needs (void)
+{
+    struct rp_graph *g = walk_graph ();
+    struct rp_gstate *s = graph_live (g);
+    rp_error_t e;
+    struct rp_walk *w = rp_walk_create (g, "containment", &e);
+    struct trace t = { .name = NULL };
+    rp_walk_set_filters (w, trace_pre, NULL, &t);
+    gstate_take (s, 3, 1, true); /* core0 */
+    gstate_take (s, 7, 1, true); /* core2 */
+    ok (rp_walk_need (w, "core", 1, &e) == 0, "need 1 core");
+    ok (rp_walk_run (w, 0, &e) == 4, "4 visits");
+    is (t.buf, "+cluster0 +node0 +socket0 +core1",
+        "full subtrees are skipped before the filter");
+    ok (rp_walk_need (w, "core", 2, &e) == 0
+            && rp_walk_need (w, "core", 1, &e) == 0,
+        "need 2 cores, then 1: 2 kept");
+    t.buf[0] = '\0';
+    ok (rp_walk_run (w, 0, &e) == 0 && !strcmp (t.buf, ""),
+        "need 2 cores: the start cannot hold them, nothing visited");
+    rp_walk_clear_needs (w);
+    ok (rp_walk_need (w, "gpu", 1, &e) == 0
+            && rp_walk_need (w, "core", 1, &e) == 0,
+        "need a gpu and a core");
+    t.buf[0] = '\0';
+    rp_walk_set_order (w, RP_WALK_HIGH);
+    ok (rp_walk_run (w, 0, &e) == 2, "2 visits");
+    is (t.buf, "+cluster0 +node0",
+        "needs apply to each child: neither gpu0 nor socket0 holds both");
+    rp_walk_clear_needs (w);
+    ok (rp_walk_need (w, "nic", 1, &e) == 0 && rp_walk_run (w, 0, &e) == 0,
+        "need of a type the graph lacks: nothing visited");
+    rp_walk_clear_needs (w);
+    ok (rp_walk_need (w, "nic", 0, &e) == 0 && rp_walk_run (w, 0, &e) == 8,
+        "need 0: no need");
+    rp_walk_clear_needs (w);
+    rp_graph_set_state (g, 6, RP_VERTEX_DOWN, &e); /* node1 */
+    t.buf[0] = '\0';
+    rp_walk_set_order (w, RP_WALK_LOW);
+    ok (rp_walk_run (w, 0, &e) == 8, "no needs: down vertices are visited");
+    rp_walk_destroy (w);
+    rp_graph_destroy (g);
+}
+static void edge (struct rp_graph *g, rp_vertex_t a, rp_vertex_t b,
+                  const char *sub, const char *type)
+{
+    rp_error_t e;
+    if (rp_graph_add_edge (g, a, b, sub, type, &e) < 0)
+        BAIL_OUT ("edge %u -> %u: %s", a, b, e.text);
+}
+
+static void test_walk_other (void)
+{
+    rp_error_t e;
+    struct rp_graph *g = rp_graph_create ();
+    rp_vertex_t c = add (g, "cluster", 0);
+    rp_vertex_t a = add (g, "switch", 1);
+    rp_vertex_t b = add (g, "switch", 2);
+    rp_vertex_t d = add (g, "switch", 3);
+    rp_vertex_t x = add (g, "switch", 4);
+    contain (g, c, a);
+    contain (g, c, b);
+    contain (g, c, d);
+    contain (g, c, x);
+    edge (g, a, d, "net", "conduit-of"); /* added before a -> b */
+    edge (g, a, b, "net", "conduit-of");
+    edge (g, b, d, "net", "conduit-of");
+    edge (g, d, a, "net", "conduit-of"); /* a cycle */
+    edge (g, d, x, "net", "in");         /* "in" edges are not followed */
+    edge (g, b, x, "power", "feeds");    /* another subsystem */
+    edge (g, a, a, "net", "loop");
+    if (rp_graph_finalize (g, &e) < 0)
+        BAIL_OUT ("net graph: %s", e.text);
+    struct rp_walk *w = rp_walk_create (g, "net", &e);
+    struct trace t = { .name = NULL };
+    rp_walk_set_filters (w, trace_pre, trace_post, &t);
+    ok (rp_walk_run (w, a, &e) == 3, "net walk from switch1: 3 visits");
+    is (t.buf, "+switch1 +switch2 +switch3 -switch3 -switch2 -switch1",
+        "each vertex once, targets in ascending handle order");
+    t.buf[0] = '\0';
+    rp_walk_set_order (w, RP_WALK_HIGH);
+    ok (rp_walk_run (w, a, &e) == 3, "high: 3 visits");
+    is (t.buf, "+switch1 +switch3 -switch3 +switch2 -switch2 -switch1",
+        "high: descending targets; switch2 reached once");
+    t = (struct trace){ .name = "switch3", .action = RP_WALK_SKIP };
+    rp_walk_set_order (w, RP_WALK_LOW);
+    ok (rp_walk_run (w, a, &e) == 3
+            && !strcmp (t.buf, "+switch1 +switch2 +switch3 -switch2 -switch1"),
+        "skip in another subsystem: %s", t.buf);
+    t = (struct trace){ .name = "switch2", .action = RP_WALK_SKIP };
+    rp_walk_set_order (w, RP_WALK_HIGH);
+    ok (rp_walk_run (w, a, &e) == 3
+            && !strcmp (t.buf, "+switch1 +switch3 -switch3 +switch2 -switch1"),
+        "a skipped vertex is still visited once: %s", t.buf);
+    errno = 0;
+    ok (rp_walk_need (w, "switch", 1, &e) < 0 && errno == EINVAL,
+        "needs in another subsystem fail");
+    is (e.text, "needs apply to the containment subsystem only",
+        "... with a message");
+    rp_walk_destroy (w);
+    w = rp_walk_create (g, "power", &e);
+    ok (w && rp_walk_run (w, b, &e) == 2, "power walk: 2 visits");
+    ok (rp_walk_run (w, c, &e) == 1, "power walk from the cluster: 1 visit");
+    rp_walk_destroy (w);
+    rp_graph_destroy (g);
+}
+
+#define CHAIN 1000000
+
+static void test_walk_chain (void)
+{
+    rp_error_t e;
+    struct rp_graph *g = rp_graph_create ();
+    rp_vertex_t root = add (g, "cluster", 0);
+    for (int i = 0; i < CHAIN; i++)
+        contain (g, root, add (g, "pdu", i));
+    for (rp_vertex_t v = 1; v < CHAIN; v++)
+        edge (g, v, v + 1, "power", "conduit-of");
+    if (rp_graph_finalize (g, &e) < 0)
+        BAIL_OUT ("chain: %s", e.text);
+    struct rp_walk *w = rp_walk_create (g, "power", &e);
+    ok (rp_walk_run (w, 1, &e) == CHAIN,
+        "a chain of a million conduit-of edges: every vertex visited");
+    rp_walk_destroy (w);
+    w = rp_walk_create (g, "containment", &e);
+    rp_walk_need (w, "pdu", 1, &e);
+    gstate_take (graph_live (g), 1, 1, true);
+    ok (rp_walk_run (w, root, &e) == CHAIN, "the root and 999999 free of a"
+                                            " million children");
+    rp_walk_destroy (w);
+    rp_graph_destroy (g);
+
+    g = rp_graph_create ();
+    for (int i = 0; i < CHAIN; i++) {
+        rp_vertex_t v = add (g, "level", i);
+        if (i > 0)
+            contain (g, v - 1, v);
+    }
+    ok (rp_graph_finalize (g, &e) == 0, "a containment chain a million deep");
+    w = rp_walk_create (g, "containment", &e);
+    ok (rp_walk_run (w, 0, &e) == CHAIN, "walked to the bottom");
+    int t = rp_graph_type_index (g, "level");
+    ok (rp_graph_set_state (g, CHAIN / 2, RP_VERTEX_DOWN, &e) == 0
+            && rp_graph_subtree_free (g, 0, t) == CHAIN / 2
+            && gstate_take (graph_live (g), CHAIN - 1, 1, true) < 0,
+        "down in the middle: the lower half is not free");
+    rp_walk_need (w, "level", 1, &e);
+    ok (rp_walk_run (w, 0, &e) == CHAIN / 2, "needs: walk ends at the down"
+                                             " vertex");
+    ok (gstate_check (graph_live (g), &e) == 0, "state checks");
+    rp_walk_destroy (w);
+    rp_graph_destroy (g);
+}
+
+/* --- accumulator ----------------------------------------------------- */
+
+static const char *accum_str (const struct rp_accum *a)
+{
+    static char buf[256];
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < rp_accum_count (a); i++)
+        len += (size_t)snprintf (buf + len, sizeof (buf) - len, "%s%u:%lld",
+                                 i ? " " : "", rp_accum_vertex (a, i),
+                                 (long long)rp_accum_score (a, i));
+    return buf;
+}
+
+static void test_accum (void)
+{
+    struct rp_accum *a = rp_accum_create (0);
+    const int64_t sc[] = { 5, 3, 5, 7, 3, -2, 7 };
+    for (rp_vertex_t v = 0; v < 7; v++)
+        rp_accum_push (a, v, sc[v]);
+    is (accum_str (a), "3:7 6:7 0:5 2:5 1:3 4:3 5:-2",
+        "descending; ties in push order");
+    ok (rp_accum_vertex (a, 7) == RP_VERTEX_NONE && rp_accum_score (a, 7) == 0,
+        "out of range");
+    rp_accum_clear (a);
+    ok (rp_accum_count (a) == 0, "clear");
+    for (rp_vertex_t v = 0; v < 1000; v++)
+        rp_accum_push (a, v, v % 10);
+    ok (rp_accum_count (a) == 1000 && rp_accum_vertex (a, 0) == 9
+            && rp_accum_vertex (a, 1) == 19 && rp_accum_vertex (a, 999) == 990,
+        "1000 pushes");
+    rp_accum_destroy (a);
+
+    a = rp_accum_create (3);
+    for (rp_vertex_t v = 0; v < 7; v++)
+        rp_accum_push (a, v, sc[v]);
+    is (accum_str (a), "3:7 6:7 0:5", "capacity 3 keeps the best");
+    rp_accum_push (a, 9, 5);
+    is (accum_str (a), "3:7 6:7 0:5", "a tie with the last does not make it");
+    rp_accum_push (a, 10, 6);
+    is (accum_str (a), "3:7 6:7 10:6", "a better one drops the last");
+    rp_accum_push (a, 11, 8);
+    is (accum_str (a), "11:8 3:7 6:7", "the best goes first");
+    rp_accum_destroy (a);
+
+    a = rp_accum_create (1);
+    rp_accum_push (a, 1, 1);
+    rp_accum_push (a, 2, 1);
+    rp_accum_push (a, 3, 0);
+    is (accum_str (a), "1:1", "capacity 1: the first of the best");
+    rp_accum_destroy (a);
+    errno = 0;
+    ok (rp_accum_push (NULL, 1, 1) < 0 && errno == EINVAL, "push to NULL");
+    rp_accum_destroy (NULL);
+}
+
+int main (void)
+{
+    plan (NO_PLAN);
+    test_build_errors ();
+    test_finalize_retry ();
+    test_max_vertices ();
+    test_accessors ();
+    test_tags ();
+    test_navigation ();
+    test_aggregates ();
+    test_states ();
+    test_unit_bytes ();
+    test_generate ();
+    test_generate_errors ();
+    /* a rack of 66 nodes and sockets of 68 children: one summary level */
+    test_random_states ("nodes=66,racks=1,cores=65,gpus=2,memory=16GB");
+    /* a rack of 300 nodes: two levels */
+    test_random_states ("nodes=300,racks=1,memory=2");
+    test_take_refusals ();
+    test_check_finds ();
+    test_child_fit ();
+    test_block_maxima ();
+    test_fit_skips ();
+    test_walk_actions ();
+    test_walk_needs ();
+    test_walk_other ();
+    test_walk_chain ();
+    test_accum ();
+    return done_testing ();
+}
