@@ -6,7 +6,7 @@
  * One pass of small check functions, one per section (version, resources,
  * tasks, attributes and its system keys, RFC 26 dependencies, RFC 31
  * constraints, RFC 37 files), walks the tree.  Each check carries a struct
- * loc chain (container, key or index) from which a message gets its path
+ * loc chain (core/docpath.h) from which a message gets its path
  * (resources[0].with[1].count.min) and its position (the key's value in the
  * document).  Checks never stop at the first problem: everything goes to
  * the rp_diags list, and the model is kept only when there was no error.
@@ -53,8 +53,9 @@
 #include "respol/constraint.h"
 #include "respol/jobspec.h"
 
+#include "core/docpath.h"
+
 #define PATH_MAX_LEN 256
-#define SHOW_MAX 64
 
 struct rp_jobspec_resource {
     struct rp_jobspec_resource *parent;
@@ -111,16 +112,6 @@ struct rp_jobspec {
     struct rp_jobspec_facts facts;
 };
 
-/* Where a value is: its container and key or index, up to the root. */
-struct loc {
-    const struct loc *up;
-    const json_t *container; /* NULL for the root */
-    const char *key;
-    size_t index;
-    json_t *v;
-    bool at_key; /* report at the key itself, not its value */
-};
-
 struct ctx {
     struct rp_jobspec *js;
     const struct rp_doc *doc;
@@ -134,80 +125,19 @@ static const char *v1_suffix = " in jobspec V1";
 
 /* --- messages ----------------------------------------------------------- */
 
-/* A user string for a message: printable ASCII, cut at SHOW_MAX bytes. */
-static const char *show (const char *s, char buf[SHOW_MAX + 4])
-{
-    size_t len = strnlen (s, SHOW_MAX + 1);
-    size_t n = len > SHOW_MAX ? SHOW_MAX : len;
-
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = s[i];
-        buf[i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
-    }
-    strcpy (buf + n, len > SHOW_MAX ? "..." : "");
-    return buf;
-}
-
-static bool simple_key (const char *key)
-{
-    if (!*key)
-        return false;
-    for (const char *p = key; *p; p++) {
-        if (!strchr ("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                     "0123456789_-",
-                     *p))
-            return false;
-    }
-    return true;
-}
-
-static void path_append (const struct loc *l, char *buf, size_t size)
-{
-    size_t len;
-    char shown[SHOW_MAX + 4];
-
-    if (!l || !l->container)
-        return;
-    path_append (l->up, buf, size);
-    len = strlen (buf);
-    if (json_is_array (l->container))
-        snprintf (buf + len, size - len, "[%zu]", l->index);
-    else if (simple_key (l->key))
-        snprintf (buf + len, size - len, "%s%s", len ? "." : "", l->key);
-    else
-        snprintf (buf + len, size - len, "[\"%s\"]", show (l->key, shown));
-}
-
-static bool loc_position (const struct ctx *c, const struct loc *l, int *line,
-                          int *col)
-{
-    if (!l->container)
-        return rp_doc_position (c->doc, l->v, line, col);
-    if (json_is_array (l->container))
-        return rp_doc_index_position (c->doc, l->container, l->index, line,
-                                      col);
-    if (l->at_key)
-        return rp_doc_key_name_position (c->doc, l->container, l->key, line,
-                                         col);
-    return rp_doc_key_position (c->doc, l->container, l->key, line, col);
-}
-
 static void vreport (struct ctx *c, enum rp_diag_severity sev,
                      const struct loc *l, const char *fmt, va_list ap)
 {
-    char path[PATH_MAX_LEN] = "";
-    char where[64] = "";
+    char path[PATH_MAX_LEN];
+    char where[DOCPATH_WHERE_SIZE];
     char msg[512];
-    int line, col;
 
     if (sev == RP_DIAG_ERROR)
         c->errors++;
     if (!c->diags)
         return;
     vsnprintf (msg, sizeof (msg), fmt, ap);
-    path_append (l, path, sizeof (path));
-    if (loc_position (c, l, &line, &col))
-        snprintf (where, sizeof (where), ":%d:%d", line, col);
+    docpath_describe (c->doc, l, path, sizeof (path), where);
     if (rp_diags_add (c->diags, sev, "%s%s: %s%s%s", rp_doc_name (c->doc),
                       where, path, *path ? ": " : "", msg)
         < 0)
@@ -237,37 +167,6 @@ static void diag_warn (struct ctx *c, const struct loc *l, const char *fmt, ...)
 }
 
 /* --- small helpers ------------------------------------------------------ */
-
-static struct loc at_key (const struct loc *up, const char *key)
-{
-    struct loc l = { up, up->v, key, 0, json_object_get (up->v, key) };
-    return l;
-}
-
-static struct loc at_index (const struct loc *up, size_t i)
-{
-    struct loc l = { up, up->v, NULL, i, json_array_get (up->v, i) };
-    return l;
-}
-
-/* The member of the object at up that iterator it points at.  Loops over
- * members use jansson's iterators (not json_object_foreach) so that
- * clang-format keeps their braces in place. */
-static struct loc at_iter (const struct loc *up, void *it)
-{
-    struct loc l = { up, up->v, json_object_iter_key (it), 0,
-                     json_object_iter_value (it) };
-    return l;
-}
-
-static bool in_list (const char *s, const char *const *list)
-{
-    for (; *list; list++) {
-        if (!strcmp (s, *list))
-            return true;
-    }
-    return false;
-}
 
 /* Report keys of the object at l that are not in allowed. */
 static void check_unknown_keys (struct ctx *c, const struct loc *l,
@@ -588,11 +487,12 @@ nomem:
 static void add_label (struct ctx *c, const struct loc *l,
                        const struct rp_jobspec_resource *r)
 {
-    char shown[SHOW_MAX + 4];
+    char shown[DOCPATH_SHOW_MAX + 4];
     json_t *index;
 
     if (json_object_get (c->js->labels, r->label)) {
-        diag_error (c, l, "duplicate label \"%s\"", show (r->label, shown));
+        diag_error (c, l, "duplicate label \"%s\"",
+                    docpath_show (r->label, shown));
         return;
     }
     index = json_integer ((json_int_t)r->index);
@@ -772,7 +672,7 @@ static uint64_t unit_bytes (const char *unit)
 static void check_memory_unit (struct ctx *c, const struct loc *l,
                                const struct rp_jobspec_resource *r)
 {
-    char shown[SHOW_MAX + 4];
+    char shown[DOCPATH_SHOW_MAX + 4];
     struct loc k = at_key (l, "unit");
 
     if (!r->type || strcmp (r->type, "memory") || !r->unit
@@ -780,7 +680,7 @@ static void check_memory_unit (struct ctx *c, const struct loc *l,
         return;
     diag_warn (c, &k,
                "unknown memory unit \"%s\" (not counted in memory per slot)",
-               show (r->unit, shown));
+               docpath_show (r->unit, shown));
 }
 
 /* --- V1 resource shapes ------------------------------------------------- */
@@ -909,7 +809,7 @@ static void check_command (struct ctx *c, const struct loc *l,
 static void task_slot (struct ctx *c, const struct loc *l,
                        struct rp_jobspec_task *t)
 {
-    char s1[SHOW_MAX + 4], s2[SHOW_MAX + 4];
+    char s1[DOCPATH_SHOW_MAX + 4], s2[DOCPATH_SHOW_MAX + 4];
     json_t *index;
     struct rp_jobspec_resource *r;
 
@@ -917,13 +817,15 @@ static void task_slot (struct ctx *c, const struct loc *l,
         return;
     index = json_object_get (c->js->labels, t->slot);
     if (!index) {
-        diag_error (c, l, "no slot labelled \"%s\"", show (t->slot, s1));
+        diag_error (c, l, "no slot labelled \"%s\"",
+                    docpath_show (t->slot, s1));
         return;
     }
     r = c->js->all[json_integer_value (index)];
     if (!r->is_slot) {
-        diag_error (c, l, "\"%s\" labels a %s, not a slot", show (t->slot, s1),
-                    show (r->type ? r->type : "resource", s2));
+        diag_error (c, l, "\"%s\" labels a %s, not a slot",
+                    docpath_show (t->slot, s1),
+                    docpath_show (r->type ? r->type : "resource", s2));
         return;
     }
     t->slot_res = r;
@@ -933,7 +835,7 @@ static void per_resource (struct ctx *c, const struct loc *l,
                           struct rp_jobspec_task *t)
 {
     static const char *const keys[] = { "type", "count", NULL };
-    char s1[SHOW_MAX + 4], s2[SHOW_MAX + 4];
+    char s1[DOCPATH_SHOW_MAX + 4], s2[DOCPATH_SHOW_MAX + 4];
     struct loc k = at_key (l, "type");
     struct loc n = at_key (l, "count");
 
@@ -950,7 +852,7 @@ static void per_resource (struct ctx *c, const struct loc *l,
         return;
     if (t->slot_res && !json_object_get (t->slot_res->types, t->type))
         diag_error (c, &k, "no resource of type \"%s\" in slot \"%s\"",
-                    show (t->type, s1), show (t->slot, s2));
+                    docpath_show (t->type, s1), docpath_show (t->slot, s2));
 }
 
 static void v1_task_count (struct ctx *c, const struct loc *l,

@@ -52,8 +52,11 @@
 
 #include <respol/rset.h>
 
+#include "core/rhwloc_private.h"
+
 struct topo_source {
     const char *xmlfile; /* NULL: this machine */
+    const char *prefix;  /* of messages, e.g. "R: hwloc" */
     rp_error_t *error;
 };
 
@@ -61,12 +64,11 @@ static int load_error (const struct topo_source *src, int errnum)
 {
     if (!src->xmlfile)
         return rp_error_set (src->error, errnum,
-                             "R: hwloc: this machine: cannot load topology: "
-                             "%s",
-                             strerror (errnum));
+                             "%s: this machine: cannot load topology: %s",
+                             src->prefix, strerror (errnum));
     /* hwloc says EINVAL for anything it cannot parse. */
-    return rp_error_set (src->error, errnum,
-                         "R: hwloc: %s: cannot load topology: %s", src->xmlfile,
+    return rp_error_set (src->error, errnum, "%s: %s: cannot load topology: %s",
+                         src->prefix, src->xmlfile,
                          errnum == EINVAL ? "not a valid hwloc XML topology"
                                           : strerror (errnum));
 }
@@ -78,9 +80,9 @@ static int topology_load (hwloc_topology_t *topop,
 
     /* The ABI of hwloc changes with its major version. */
     if ((hwloc_get_api_version () >> 16) != (HWLOC_API_VERSION >> 16))
-        return rp_error_set (src->error, EINVAL,
-                             "R: hwloc: library version %#x, built for %#x",
-                             hwloc_get_api_version (), HWLOC_API_VERSION);
+        return rp_error_set (
+            src->error, EINVAL, "%s: library version %#x, built for %#x",
+            src->prefix, hwloc_get_api_version (), HWLOC_API_VERSION);
     if (hwloc_topology_init (&topo) < 0)
         return load_error (src, errno);
     errno = 0; /* hwloc does not always set errno when it fails */
@@ -104,6 +106,15 @@ error_destroy:;
     int saved_errno = errno ? errno : EINVAL;
     hwloc_topology_destroy (topo);
     return load_error (src, saved_errno);
+}
+
+int rhwloc_load (hwloc_topology_t *topo, const char *xmlfile,
+                 const char *prefix, rp_error_t *error)
+{
+    struct topo_source src = { .xmlfile = xmlfile,
+                               .prefix = prefix,
+                               .error = error };
+    return topology_load (topo, &src);
 }
 
 static struct rp_idset *topology_cores (hwloc_topology_t topo,
@@ -172,8 +183,10 @@ static hwloc_obj_t pci_ancestor (hwloc_obj_t o)
 }
 
 /* One pass over the OS devices; a PCI device already counted is marked
- * through its userdata (the topology is ours and short-lived). */
-static unsigned int topology_ngpus (hwloc_topology_t topo)
+ * through its userdata, and the marks are cleared afterwards so that the
+ * topology can be asked again. */
+unsigned int rhwloc_gpus (hwloc_topology_t topo, hwloc_obj_t *gpus,
+                          unsigned int max)
 {
     static char counted;
     unsigned int n = 0;
@@ -188,14 +201,21 @@ static unsigned int topology_ngpus (hwloc_topology_t topo)
                 continue;
             pci->userdata = &counted;
         }
+        if (n < max)
+            gpus[n] = o;
         n++;
+    }
+    while ((o = hwloc_get_next_osdev (topo, o))) {
+        hwloc_obj_t pci = pci_ancestor (o);
+        if (pci && pci->userdata == &counted)
+            pci->userdata = NULL;
     }
     return n;
 }
 
 static struct rp_idset *topology_gpus (hwloc_topology_t topo, rp_error_t *error)
 {
-    unsigned int n = topology_ngpus (topo);
+    unsigned int n = rhwloc_gpus (topo, NULL, 0);
     struct rp_idset *gpus = rp_idset_create ();
 
     if (!gpus || (n > 0 && rp_idset_add_range (gpus, 0, n - 1) < 0)) {
@@ -207,8 +227,9 @@ static struct rp_idset *topology_gpus (hwloc_topology_t topo, rp_error_t *error)
 }
 
 /* The argument, else the topology's HostName, else gethostname(). */
-static const char *choose_hostname (hwloc_topology_t topo, const char *hostname,
-                                    char *buf, size_t size, rp_error_t *error)
+const char *rhwloc_hostname (hwloc_topology_t topo, const char *hostname,
+                             char *buf, size_t size, const char *prefix,
+                             rp_error_t *error)
 {
     const char *s;
 
@@ -218,7 +239,7 @@ static const char *choose_hostname (hwloc_topology_t topo, const char *hostname,
     if (s && *s)
         return s;
     if (gethostname (buf, size) < 0) {
-        rp_error_set (error, errno, "R: hwloc: gethostname: %s",
+        rp_error_set (error, errno, "%s: gethostname: %s", prefix,
                       strerror (errno));
         return NULL;
     }
@@ -229,7 +250,6 @@ static const char *choose_hostname (hwloc_topology_t topo, const char *hostname,
 static struct rp_rset *from_topology (unsigned int rank, const char *hostname,
                                       const char *xmlfile, rp_error_t *error)
 {
-    struct topo_source src = { .xmlfile = xmlfile, .error = error };
     char hostbuf[HOST_NAME_MAX + 1];
     hwloc_topology_t topo = NULL;
     struct rp_idset *cores = NULL;
@@ -237,12 +257,12 @@ static struct rp_rset *from_topology (unsigned int rank, const char *hostname,
     struct rp_rset *r = NULL;
     const char *host;
 
-    if (topology_load (&topo, &src) < 0)
+    if (rhwloc_load (&topo, xmlfile, "R: hwloc", error) < 0)
         return NULL;
     if (!(cores = topology_cores (topo, error))
         || !(gpus = topology_gpus (topo, error))
-        || !(host = choose_hostname (topo, hostname, hostbuf, sizeof (hostbuf),
-                                     error)))
+        || !(host = rhwloc_hostname (topo, hostname, hostbuf, sizeof (hostbuf),
+                                     "R: hwloc", error)))
         goto error;
     if (!(r = rp_rset_create ())) {
         rp_error_set (error, errno, "R: hwloc: %s", strerror (errno));
@@ -316,14 +336,12 @@ error:
     return NULL;
 }
 
-/* In the child: build the R, write "R<json>" or "E<errno> <text>" to fd. */
+/* In the child: run fn, write "R<text>" or "E<errno> <error text>" to fd. */
 static void __attribute__ ((noreturn))
-child_main (int fd, unsigned int rank, const char *hostname,
-            const char *xmlfile)
+child_main (int fd, rhwloc_child_f fn, void *arg)
 {
     rp_error_t error;
-    struct rp_rset *r;
-    char *s = NULL;
+    char *s;
     int devnull = open ("/dev/null", O_WRONLY);
 
     /* hwloc prints its own warnings about bad XML: keep them off our
@@ -336,31 +354,37 @@ child_main (int fd, unsigned int rank, const char *hostname,
     signal (SIGBUS, SIG_DFL);
     signal (SIGFPE, SIG_DFL);
     signal (SIGILL, SIG_DFL);
-    if (!(r = from_topology (rank, hostname, xmlfile, &error))
-        || !(s = rp_rset_encode (r, 0))) {
+    errno = 0;
+    if (!(s = fn (arg, &error))) {
         char msg[32 + RP_ERROR_TEXT_SIZE];
         int n = snprintf (msg, sizeof (msg), "E%d %s", errno ? errno : EINVAL,
-                          r ? "R: hwloc: out of memory" : error.text);
+                          error.text);
         write_all (fd, msg,
                    (size_t)n < sizeof (msg) ? (size_t)n : sizeof (msg) - 1);
         _exit (1);
     }
-    if (write_all (fd, "R", 1) < 0 || write_all (fd, s, strlen (s)) < 0)
+    if (write_all (fd, "R", 1) < 0 || write_all (fd, s, strlen (s)) < 0) {
+        free (s);
         _exit (1);
+    }
+    free (s);
     _exit (0);
 }
 
-static struct rp_rset *from_child_reply (const char *xmlfile, char *reply,
-                                         int status, rp_error_t *error)
+/* The child's text (moved to the front of reply), or NULL with error. */
+static char *from_child_reply (const char *xmlfile, const char *prefix,
+                               char *reply, int status, rp_error_t *error)
 {
     if (WIFSIGNALED (status))
         return rp_error_set (error, EINVAL,
-                             "R: hwloc: %s: cannot load topology: not a valid "
+                             "%s: %s: cannot load topology: not a valid "
                              "hwloc XML topology (hwloc died reading it: %s)",
-                             xmlfile, strsignal (WTERMSIG (status))),
+                             prefix, xmlfile, strsignal (WTERMSIG (status))),
                NULL;
-    if (WIFEXITED (status) && WEXITSTATUS (status) == 0 && reply[0] == 'R')
-        return rp_rset_decode (reply + 1, error);
+    if (WIFEXITED (status) && WEXITSTATUS (status) == 0 && reply[0] == 'R') {
+        memmove (reply, reply + 1, strlen (reply));
+        return reply;
+    }
     if (reply[0] == 'E') {
         char *end;
         long errnum = strtol (reply + 1, &end, 10);
@@ -368,26 +392,23 @@ static struct rp_rset *from_child_reply (const char *xmlfile, char *reply,
                              *end == ' ' ? end + 1 : end),
                NULL;
     }
-    return rp_error_set (error, EIO,
-                         "R: hwloc: %s: the process reading it failed",
-                         xmlfile),
+    return rp_error_set (error, EIO, "%s: %s: the process reading it failed",
+                         prefix, xmlfile),
            NULL;
 }
 
-struct rp_rset *rp_rset_from_hwloc (unsigned int rank, const char *hostname,
-                                    const char *xmlfile, rp_error_t *error)
+char *rhwloc_run_child (const char *xmlfile, const char *prefix,
+                        rhwloc_child_f fn, void *arg, rp_error_t *error)
 {
-    struct rp_rset *r;
     int fds[2];
     pid_t pid;
     int status;
     size_t len;
     char *reply;
+    char *s;
 
-    if (!xmlfile)
-        return from_topology (rank, hostname, NULL, error);
     if (pipe2 (fds, O_CLOEXEC) < 0)
-        return rp_error_set (error, errno, "R: hwloc: pipe: %s",
+        return rp_error_set (error, errno, "%s: pipe: %s", prefix,
                              strerror (errno)),
                NULL;
     fflush (NULL);
@@ -395,13 +416,13 @@ struct rp_rset *rp_rset_from_hwloc (unsigned int rank, const char *hostname,
         int saved_errno = errno;
         close (fds[0]);
         close (fds[1]);
-        return rp_error_set (error, saved_errno, "R: hwloc: fork: %s",
+        return rp_error_set (error, saved_errno, "%s: fork: %s", prefix,
                              strerror (saved_errno)),
                NULL;
     }
     if (pid == 0) {
         close (fds[0]);
-        child_main (fds[1], rank, hostname, xmlfile);
+        child_main (fds[1], fn, arg);
     }
     close (fds[1]);
     reply = read_all (fds[0], &len);
@@ -409,8 +430,45 @@ struct rp_rset *rp_rset_from_hwloc (unsigned int rank, const char *hostname,
     while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
         ;
     if (!reply)
-        return rp_error_set (error, ENOMEM, "R: hwloc: out of memory"), NULL;
-    r = from_child_reply (xmlfile, reply, status, error);
+        return rp_error_set (error, ENOMEM, "%s: out of memory", prefix), NULL;
+    if (!(s = from_child_reply (xmlfile, prefix, reply, status, error)))
+        free (reply);
+    return s;
+}
+
+struct rset_args {
+    unsigned int rank;
+    const char *hostname;
+    const char *xmlfile;
+};
+
+static char *rset_child (void *arg, rp_error_t *error)
+{
+    struct rset_args *a = arg;
+    struct rp_rset *r;
+    char *s;
+
+    if (!(r = from_topology (a->rank, a->hostname, a->xmlfile, error)))
+        return NULL;
+    if (!(s = rp_rset_encode (r, 0)))
+        rp_error_set (error, errno ? errno : ENOMEM, "R: hwloc: out of memory");
+    rp_rset_destroy (r);
+    return s;
+}
+
+struct rp_rset *rp_rset_from_hwloc (unsigned int rank, const char *hostname,
+                                    const char *xmlfile, rp_error_t *error)
+{
+    struct rset_args args = { rank, hostname, xmlfile };
+    struct rp_rset *r;
+    char *reply;
+
+    if (!xmlfile)
+        return from_topology (rank, hostname, NULL, error);
+    if (!(reply =
+              rhwloc_run_child (xmlfile, "R: hwloc", rset_child, &args, error)))
+        return NULL;
+    r = rp_rset_decode (reply, error);
     free (reply);
     return r;
 }
