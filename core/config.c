@@ -32,6 +32,17 @@
  *   $RESPOL_CONFIG is read with secure_getenv.
  * - Messages about loading an entry point at its `plugin` value; init
  *   failures point at its `config` block (at the entry when it has none).
+ * - The "match" stack takes the same entries as "validate"; property and
+ *   shell entries are still refused.  rp_config_policy looks up an
+ *   instance of the match stack by name, else loads the plugin of that
+ *   name (or absolute path) as an entry with an empty block would be, in
+ *   the same search path (built on first use, from the file's
+ *   plugin-path and $RESPOL_PLUGIN_PATH as they are then; its warnings
+ *   are not reported) with the same checks.  Such policies are kept by
+ *   the configuration under the name asked for (asking twice returns the
+ *   same instance), named like an implicit entry ("first#2" when "first"
+ *   is taken in any stack), and finalised first in rp_config_destroy.
+ *   A configuration read with RP_CONFIG_NOLOAD loads none.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -43,6 +54,7 @@
 #include "core/paths.h"
 #include "respol/config.h"
 #include "respol/document.h"
+#include "respol/match.h"
 
 #include "core/plugin_private.h"
 
@@ -57,6 +69,16 @@ struct rp_stack {
 struct rp_config {
     char *path;
     struct rp_stack stacks[NKINDS];
+    int flags;
+    /* For rp_config_policy: the file's plugin-path and
+     * allow-insecure-path, the search path (built on first use), and the
+     * policies loaded by name, with the names asked for. */
+    char **plugin_path;
+    size_t nplugin_path;
+    bool allow_insecure;
+    char **search;
+    struct rp_stack policies;
+    char **policy_keys;
 };
 
 /* One entry of a stack, as read (pointers borrowed from the document). */
@@ -282,7 +304,7 @@ static void read_stack (struct loader *ld, const json_t *root, uint32_t kind,
         err_at (ld, root, name, 0, "%s must be a list of plugin entries", name);
         return;
     }
-    if (kind != RP_PLUGIN_VALIDATE) {
+    if (kind != RP_PLUGIN_VALIDATE && kind != RP_PLUGIN_MATCH) {
         if (json_array_size (v) > 0)
             err_at (ld, v, NULL, 0, "%s plugins are not supported yet", name);
         return;
@@ -548,12 +570,35 @@ static void loader_free (struct loader *ld)
     errno = saved_errno;
 }
 
+/* What rp_config_policy needs later: the flags, plugin-path and
+ * allow-insecure-path. */
+static int keep_settings (struct loader *ld, struct rp_config *cfg)
+{
+    size_t n = json_array_size (ld->plugin_path);
+
+    cfg->flags = ld->flags;
+    cfg->allow_insecure = ld->allow_insecure;
+    if (n == 0)
+        return 0;
+    if (!(cfg->plugin_path = calloc (n, sizeof (char *))))
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        json_t *dir = json_array_get (ld->plugin_path, i);
+        if (!(cfg->plugin_path[i] = strdup (json_string_value (dir))))
+            return -1;
+        cfg->nplugin_path++;
+    }
+    return 0;
+}
+
 /* Read and check the file, then load its entries into cfg. */
 static int load (struct loader *ld, struct rp_config *cfg)
 {
     if (!(ld->names = json_object ()) || !(ld->explicit_names = json_object ()))
         return -1;
     if (read_root (ld) < 0)
+        return -1;
+    if (!ld->errors && keep_settings (ld, cfg) < 0)
         return -1;
     if (ld->errors || (ld->flags & RP_CONFIG_NOLOAD))
         return 0;
@@ -651,6 +696,18 @@ void rp_config_destroy (struct rp_config *cfg)
 
     if (!cfg)
         return;
+    /* Loaded last, unloaded first. */
+    while (cfg->policies.count > 0) {
+        size_t i = --cfg->policies.count;
+        plugin_close (cfg->policies.v[i]);
+        free (cfg->policy_keys[i]);
+    }
+    free (cfg->policies.v);
+    free (cfg->policy_keys);
+    plugin_path_free (cfg->search);
+    for (size_t i = 0; i < cfg->nplugin_path; i++)
+        free (cfg->plugin_path[i]);
+    free (cfg->plugin_path);
     for (int k = NKINDS - 1; k >= 0; k--) {
         struct rp_stack *s = &cfg->stacks[k];
         while (s->count > 0)
@@ -689,4 +746,155 @@ const struct rp_plugin *rp_stack_plugin (const struct rp_stack *s, size_t i)
     if (!s || i >= s->count)
         return NULL;
     return s->v[i];
+}
+
+/* --- match policies by name --------------------------------------------- */
+
+static const struct rp_plugin *stack_find (const struct rp_stack *s,
+                                           const char *instance)
+{
+    for (size_t i = 0; i < s->count; i++)
+        if (!strcmp (s->v[i]->instance, instance))
+            return s->v[i];
+    return NULL;
+}
+
+static bool instance_taken (const struct rp_config *cfg, const char *name)
+{
+    for (uint32_t k = 0; k < NKINDS; k++)
+        if (stack_find (&cfg->stacks[k], name))
+            return true;
+    return stack_find (&cfg->policies, name) != NULL;
+}
+
+/* The plugin's own name, or the first free "name#N" (as for an entry
+ * without an explicit name).  Caller frees. */
+static char *policy_instance_name (const struct rp_config *cfg,
+                                   const struct rp_plugin *p)
+{
+    char *name = strdup (p->name);
+
+    for (int n = 2; name && instance_taken (cfg, name); n++) {
+        free (name);
+        if (asprintf (&name, "%s#%d", p->name, n) < 0)
+            return NULL;
+    }
+    return name;
+}
+
+/* The file of plugin name (a name searched for, or an absolute path).
+ * Caller frees. */
+static char *policy_file (struct rp_config *cfg, const char *name,
+                          rp_error_t *error)
+{
+    char *file = NULL;
+
+    if (name[0] == '/') {
+        if (!(file = strdup (name)))
+            rp_error_set (error, ENOMEM, "out of memory");
+        return file;
+    }
+    if (strchr (name, '/')) {
+        rp_error_set (error, EINVAL,
+                      "plugin path '%s' is relative (use a name or an "
+                      "absolute path)",
+                      name);
+        return NULL;
+    }
+    if (!plugin_name_valid (name)) {
+        rp_error_set (error, EINVAL,
+                      "invalid plugin name '%s' (%s; or an absolute path)",
+                      name, name_rule);
+        return NULL;
+    }
+    if (!cfg->search
+        && plugin_path_create (cfg->plugin_path, cfg->nplugin_path, NULL,
+                               &cfg->search)
+               < 0) {
+        rp_error_set (error, ENOMEM, "out of memory");
+        return NULL;
+    }
+    if (plugin_find (name, cfg->search, &file, error) < 0)
+        return NULL;
+    return file;
+}
+
+/* Room for one more policy and its key (a copy of key). */
+static int policies_grow (struct rp_config *cfg, const char *key)
+{
+    size_t n = cfg->policies.count + 1;
+    struct rp_plugin **v = realloc (cfg->policies.v, n * sizeof (*v));
+    char **keys;
+
+    if (!v)
+        return -1;
+    cfg->policies.v = v;
+    if (!(keys = realloc (cfg->policy_keys, n * sizeof (*keys))))
+        return -1;
+    cfg->policy_keys = keys;
+    if (!(keys[n - 1] = strdup (key)))
+        return -1;
+    return 0;
+}
+
+/* Load, check and init the plugin name with an empty block; keep it. */
+static const struct rp_plugin *policy_load (struct rp_config *cfg,
+                                            const char *name, rp_error_t *error)
+{
+    struct rp_plugin *p;
+    char *file, *instance = NULL;
+
+    if (!(file = policy_file (cfg, name, error)))
+        return NULL;
+    p = plugin_open (file, RP_PLUGIN_MATCH, cfg->allow_insecure, error);
+    free (file);
+    if (!p)
+        return NULL;
+    if (!(instance = policy_instance_name (cfg, p))
+        || policies_grow (cfg, name) < 0) {
+        rp_error_set (error, ENOMEM, "out of memory");
+        goto error;
+    }
+    if (plugin_start (p, instance, NULL, error) < 0) {
+        free (cfg->policy_keys[cfg->policies.count]);
+        rp_error_prefix (error, "%s", p->file);
+        goto error;
+    }
+    free (instance);
+    cfg->policies.v[cfg->policies.count++] = p;
+    return p;
+error:
+    free (instance);
+    plugin_close (p);
+    return NULL;
+}
+
+const struct rp_plugin *rp_config_policy (struct rp_config *cfg,
+                                          const char *name, rp_error_t *error)
+{
+    const struct rp_stack *match;
+    const struct rp_plugin *p;
+
+    if (!cfg) {
+        rp_error_set (error, EINVAL, "invalid argument");
+        return NULL;
+    }
+    match = &cfg->stacks[RP_PLUGIN_MATCH - 1];
+    if (!name && match->count > 0)
+        return match->v[0];
+    if (!name)
+        name = "first";
+    if ((p = stack_find (match, name)))
+        return p;
+    for (size_t i = 0; i < cfg->policies.count; i++)
+        if (!strcmp (cfg->policy_keys[i], name))
+            return cfg->policies.v[i];
+    if (cfg->flags & RP_CONFIG_NOLOAD) {
+        rp_error_set (error, EINVAL,
+                      "policy '%s': the configuration was read without "
+                      "loading plugins",
+                      name);
+        return NULL;
+    }
+    return policy_load (cfg, name, error);
 }

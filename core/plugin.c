@@ -61,6 +61,13 @@
  *   layout every ABI version keeps.  The host requires a descriptor and an
  *   ops table at least as large as in the first release of ABI 1, and
  *   ignores what a larger one adds.
+ * - Match policies (kind match): every operation is optional, but the
+ *   ops table must cover size, order and stop_after, and order must be
+ *   low or high (another value would make the walk order a guess).  At
+ *   load the fields the table's size covers are copied into the instance
+ *   (p->match), the others left NULL / 0, so the matcher calls them
+ *   without size checks.  stop_after is not checked: any value is a
+ *   meaningful limit.
  * - The search: the first directory with an entry NAME.so wins, whatever
  *   it is; a directory or a dangling symlink there is an error ("not a
  *   regular file", "No such file or directory"), not skipped, so what the
@@ -96,6 +103,12 @@
     (offsetof (struct rp_validate_ops, validate) + sizeof (void *))
 #define DESC_NAME_END                                                          \
     (offsetof (struct rp_plugin_desc, name) + sizeof (const char *))
+#define MATCH_OPS_SIZE_V1                                                      \
+    (offsetof (struct rp_match_ops, stop_after) + sizeof (uint32_t))
+/* Does a match ops table of the given size cover field? */
+#define MATCH_COVERS(size, field)                                              \
+    ((size) >= offsetof (struct rp_match_ops, field)                           \
+                   + sizeof (((struct rp_match_ops *)0)->field))
 
 static pthread_mutex_t ltdl_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Held around every init and fini call.  Recursive: an init may load a
@@ -214,7 +227,7 @@ const char *rp_plugin_kind_name (uint32_t kind)
 
 static bool kind_supported (uint32_t kind)
 {
-    return kind == RP_PLUGIN_VALIDATE;
+    return kind == RP_PLUGIN_VALIDATE || kind == RP_PLUGIN_MATCH;
 }
 
 bool plugin_name_valid (const char *s)
@@ -259,6 +272,7 @@ static int check_name (const struct rp_plugin_desc *d, rp_error_t *error)
     return 0;
 }
 
+/* kind 0: any supported kind (rp_plugin_inspect). */
 static int check_kind (const struct rp_plugin_desc *d, uint32_t kind,
                        rp_error_t *error)
 {
@@ -272,7 +286,7 @@ static int check_kind (const struct rp_plugin_desc *d, uint32_t kind,
                              "plugin '%s' has kind %u (%s), reserved and not "
                              "yet supported",
                              d->name, d->kind, name);
-    if (d->kind != kind)
+    if (kind != 0 && d->kind != kind)
         return rp_error_set (error, EINVAL,
                              "plugin '%s' is a %s plugin, configured in the "
                              "%s stack",
@@ -296,11 +310,27 @@ static int check_validate_ops (const struct rp_plugin_desc *d,
     return 0;
 }
 
-int rp_plugin_desc_check (const struct rp_plugin_desc *desc, uint32_t kind,
-                          rp_error_t *error)
+static int check_match_ops (const struct rp_plugin_desc *d, rp_error_t *error)
 {
-    if (!desc || !rp_plugin_kind_name (kind))
-        return rp_error_set (error, EINVAL, "invalid argument");
+    const struct rp_match_ops *ops = d->ops;
+
+    if (ops->size < MATCH_OPS_SIZE_V1)
+        return rp_error_set (error, EINVAL,
+                             "plugin '%s' has a match ops table of %u bytes, "
+                             "at least %zu expected",
+                             d->name, ops->size, MATCH_OPS_SIZE_V1);
+    if (ops->order != RP_MATCH_LOW && ops->order != RP_MATCH_HIGH)
+        return rp_error_set (error, EINVAL,
+                             "plugin '%s' has match order %u (expected %d, "
+                             "low, or %d, high)",
+                             d->name, ops->order, RP_MATCH_LOW, RP_MATCH_HIGH);
+    return 0;
+}
+
+/* rp_plugin_desc_check, with kind 0 for "the descriptor's own kind". */
+static int desc_check (const struct rp_plugin_desc *desc, uint32_t kind,
+                       rp_error_t *error)
+{
     if (check_abi (desc, error) < 0)
         return -1;
     if (desc->size < DESC_SIZE_V1)
@@ -313,7 +343,17 @@ int rp_plugin_desc_check (const struct rp_plugin_desc *desc, uint32_t kind,
     if (!desc->ops)
         return rp_error_set (error, EINVAL, "plugin '%s' has no operations",
                              desc->name);
+    if (desc->kind == RP_PLUGIN_MATCH)
+        return check_match_ops (desc, error);
     return check_validate_ops (desc, error);
+}
+
+int rp_plugin_desc_check (const struct rp_plugin_desc *desc, uint32_t kind,
+                          rp_error_t *error)
+{
+    if (!desc || !rp_plugin_kind_name (kind))
+        return rp_error_set (error, EINVAL, "invalid argument");
+    return desc_check (desc, kind, error);
 }
 
 /* --- file checks -------------------------------------------------------- */
@@ -500,7 +540,7 @@ static void diagnose_child (int out, const char *fdpath, uint32_t kind)
         rp_error_set (&error, EINVAL, "no descriptor symbol '%s'",
                       RP_PLUGIN_SYMBOL);
     else
-        rp_plugin_desc_check (d, kind, &error);
+        desc_check (d, kind, &error);
     if (write_all (out, error.text, strlen (error.text) + 1) < 0)
         _exit (1);
     _exit (0);
@@ -629,6 +669,22 @@ static char *strdup_or_null (const char *s, bool *oom)
     return copy;
 }
 
+/* The fields of ops that its size covers; the others stay 0 / NULL. */
+static void copy_match_ops (struct rp_match_ops *to,
+                            const struct rp_match_ops *ops)
+{
+    memset (to, 0, sizeof (*to));
+    to->size = sizeof (*to);
+    to->order = ops->order;
+    to->stop_after = ops->stop_after;
+    if (MATCH_COVERS (ops->size, score))
+        to->score = ops->score;
+    if (MATCH_COVERS (ops->size, prune))
+        to->prune = ops->prune;
+    if (MATCH_COVERS (ops->size, order_candidates))
+        to->order_candidates = ops->order_candidates;
+}
+
 /* Copy what the host shows of the descriptor into p. */
 static int copy_desc (struct rp_plugin *p, const struct rp_plugin_desc *d)
 {
@@ -641,7 +697,10 @@ static int copy_desc (struct rp_plugin *p, const struct rp_plugin_desc *d)
     p->version = strdup_or_null (d->version, &oom);
     p->description = strdup_or_null (d->description, &oom);
     p->fini = d->fini;
-    p->validate = ((const struct rp_validate_ops *)d->ops)->validate;
+    if (d->kind == RP_PLUGIN_VALIDATE)
+        p->validate = ((const struct rp_validate_ops *)d->ops)->validate;
+    else
+        copy_match_ops (&p->match, d->ops);
     return oom ? -1 : 0;
 }
 
@@ -655,7 +714,7 @@ static int read_desc (struct rp_plugin *p, uint32_t kind, rp_error_t *error)
     if (!d)
         return rp_error_set (error, EINVAL, "%s: no descriptor symbol '%s'",
                              p->file, RP_PLUGIN_SYMBOL);
-    if (rp_plugin_desc_check (d, kind, error) < 0)
+    if (desc_check (d, kind, error) < 0)
         return rp_error_prefix (error, "%s", p->file);
     if (copy_desc (p, d) < 0)
         return rp_error_set (error, ENOMEM, "%s: out of memory", p->file);
@@ -879,9 +938,8 @@ struct rp_plugin *rp_plugin_inspect (const char *path, rp_error_t *error)
         rp_error_set (error, errno, "%s: %s", path, strerror (errno));
         return NULL;
     }
-    /* Every kind but validate is refused before the stack is looked at,
-     * so checking for the validate stack is checking for its own kind. */
-    p = plugin_open (file, RP_PLUGIN_VALIDATE, false, error);
+    /* Kind 0: checked as for the stack of its own kind. */
+    p = plugin_open (file, 0, false, error);
     free (file);
     if (!p)
         return NULL;
@@ -889,6 +947,7 @@ struct rp_plugin *rp_plugin_inspect (const char *path, rp_error_t *error)
     p->desc = NULL;
     p->fini = NULL;
     p->validate = NULL;
+    memset (&p->match, 0, sizeof (p->match));
     if (!(p->instance = strdup (p->name))) {
         plugin_close (p);
         rp_error_set (error, ENOMEM, "out of memory");

@@ -33,6 +33,10 @@ struct rp_plugin {
     void (*fini) (struct rp_plugin *p);
     int (*validate) (struct rp_plugin *p, const struct rp_jobspec *js,
                      struct rp_validation *v);
+    /* Kind match: the plugin's ops as the host sees them: the fields its
+     * size covers, copied; the others NULL / 0.  Callers need no size
+     * checks. */
+    struct rp_match_ops match;
 
     json_t *config; /* the configuration block (a reference) */
     void *data;     /* svc->set_data */
@@ -42,7 +46,8 @@ struct rp_plugin {
 
 /* Load the plugin file (an absolute path), check it for a stack of kind
  * (file permissions unless allow_insecure, loadability with every symbol
- * bound, descriptor).  Messages start with file.  Does not call init. */
+ * bound, descriptor; kind 0: for the stack of its own kind).  Messages
+ * start with file.  Does not call init. */
 struct rp_plugin *plugin_open (const char *file, uint32_t kind,
                                bool allow_insecure, rp_error_t *error);
 /* Call init with the instance name and configuration block (a new

@@ -41,7 +41,7 @@ fi
 . "$SHARNESS"
 
 if test -n "$respol_copy_plugins"; then
-	for _v in RESPOL_FIXTURE_PLUGINDIR RESPOL_BUILD_PLUGINDIR; do
+	for _v in RESPOL_FIXTURE_PLUGINDIR RESPOL_BUILD_PLUGINDIR RESPOL_BUILD_MATCHDIR; do
 		eval "_from=\${$_v:-}"
 		test -d "$_from" || continue
 		_to="$SHARNESS_TRASH_DIRECTORY/.plugins/$_v"
@@ -76,4 +76,25 @@ test_error() {
 	fi
 	printf '%s\n' "$_want" >expected.err-test
 	test_cmp expected.err-test stderr.err-test
+}
+
+# slot_jobspec FILE WITH [SYSTEM]: a jobspec of one slot (label task)
+# holding WITH (the body of a flow-style list) and one task per slot;
+# SYSTEM is the body of attributes.system (default "duration: 0").
+slot_jobspec() {
+	cat >"$1" <<-EOF
+	version: 1
+	resources:
+	  - {type: slot, count: 1, label: task, with: [$2]}
+	tasks: [{command: [app], slot: task, count: {per_slot: 1}}]
+	attributes: {system: {${3:-duration: 0}}}
+	EOF
+}
+
+# match_fixtures NAME...: copy the jobspecs t/data/match/NAME.yaml into the
+# trash directory, so that messages name short paths.
+match_fixtures() {
+	for _f in "$@"; do
+		cp "$RESPOL_DATA/match/$_f.yaml" . || return 1
+	done
 }

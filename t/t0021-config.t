@@ -139,7 +139,7 @@ test_expect_success 'every error of the file, in order, and nothing is loaded' '
 	    name: "not valid"
 	  - plugin: "$FIX/good.so"
 	    config: [1]
-	match:
+	property:
 	  - plugin: best-fit
 	EOF
 	cat >expected <<-EOF &&
@@ -149,7 +149,7 @@ test_expect_success 'every error of the file, in order, and nothing is loaded' '
 	respol: config: many.yaml:5:5: validate[0]: unknown key '"'"'confg'"'"'
 	respol: config: many.yaml:7:11: validate[1]: invalid instance name '"'"'not valid'"'"' (letters, digits, '"'"'-'"'"' and '"'"'_'"'"', 1-64 bytes)
 	respol: config: many.yaml:9:13: validate[2]: '"'"'config'"'"' must be a mapping
-	respol: config: many.yaml:11:5: match plugins are not supported yet
+	respol: config: many.yaml:11:5: property plugins are not supported yet
 	EOF
 	test_expect_code 1 respol config check many.yaml >out 2>err &&
 	test_must_be_empty out &&

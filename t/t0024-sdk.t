@@ -80,7 +80,8 @@ test_expect_success 'the installed files' '
 	test -f "$PREFIX/include/respol/config.h" &&
 	test -f "$LIBDIR/librespol.so" &&
 	ls "$PLUGINDIR"/*.so | sed "s|^$PLUGINDIR/||" >plugins &&
-	printf "%s\n" limits.so queues.so require-duration.so >expected &&
+	printf "%s\n" feasibility.so first.so high.so limits.so locality.so low.so \
+		pack.so queues.so require-duration.so spread.so >expected &&
 	test_cmp expected plugins &&
 	ls "$EXAMPLES" >examples &&
 	printf "%s\n" README.md respol.yaml site-validator.c >expected &&

@@ -16,8 +16,9 @@
  *     - plugin: /opt/site/limits.so      # or an absolute path
  *       name: limits-debug               # instance name (default: the
  *       config: {queue: debug}           # plugin's own name)
- *   match: []      # reserved stacks: any entry is an error for now
- *   property: []
+ *   match:                               # match policies (respol/match.h)
+ *     - plugin: first                    # the first entry is the default
+ *   property: []   # reserved stacks: any entry is an error for now
  *   shell: []
  *
  * A plugin named without '/' is searched, in order, in the configuration's

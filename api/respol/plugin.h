@@ -32,12 +32,12 @@
  *   handles and the accessor functions of librespol; no struct of the
  *   library crosses the boundary.
  *
- * Kinds: RP_PLUGIN_VALIDATE (jobspec validators) is defined here.  The
- * kinds RP_PLUGIN_MATCH (match policy), RP_PLUGIN_PROPERTY (constraint
- * operators and property handling) and RP_PLUGIN_SHELL (job-shell task
- * hooks) are reserved: their numbers are fixed and their ops structs will be
- * defined by the releases that build those features.  The host refuses to
- * load a plugin of a reserved kind until then.
+ * Kinds: RP_PLUGIN_VALIDATE (jobspec validators) and RP_PLUGIN_MATCH
+ * (match policies) are defined here.  The kinds RP_PLUGIN_PROPERTY
+ * (constraint operators and property handling) and RP_PLUGIN_SHELL
+ * (job-shell task hooks) are reserved: their numbers are fixed and their
+ * ops structs will be defined by the releases that build those features.
+ * The host refuses to load a plugin of a reserved kind until then.
  *
  * Threads: the host calls a plugin instance from one thread at a time.
  */
@@ -45,10 +45,13 @@
 #define RESPOL_PLUGIN_H
 
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <jansson.h>
 
+#include <respol/graph.h>
 #include <respol/jobspec.h>
 
 #ifdef __cplusplus
@@ -69,7 +72,7 @@ extern "C" {
 
 enum rp_plugin_kind {
     RP_PLUGIN_VALIDATE = 1, /* jobspec validator: struct rp_validate_ops */
-    RP_PLUGIN_MATCH = 2,    /* reserved: match policy */
+    RP_PLUGIN_MATCH = 2,    /* match policy: struct rp_match_ops */
     RP_PLUGIN_PROPERTY = 3, /* reserved: constraint operators, properties */
     RP_PLUGIN_SHELL = 4,    /* reserved: job-shell task hooks */
 };
@@ -153,7 +156,8 @@ struct rp_plugin_desc {
     void (*fini) (struct rp_plugin *p);
 
     /* The kind's operations: const struct rp_validate_ops * for
-     * RP_PLUGIN_VALIDATE.  Required. */
+     * RP_PLUGIN_VALIDATE, const struct rp_match_ops * for
+     * RP_PLUGIN_MATCH.  Required. */
     const void *ops;
 
     /* New fields are added here, at the end. */
@@ -213,6 +217,112 @@ int rp_validation_reject (struct rp_validation *v, const char *fmt, ...)
  * released on failure too. */
 int rp_validation_amend (struct rp_validation *v, const char *path,
                          json_t *value);
+
+/* --- kind RP_PLUGIN_MATCH -----------------------------------------------
+ *
+ * A match policy decides which of the free resources a job gets; the host
+ * (respol/match.h) does everything else.  For each resource request of a
+ * jobspec (a vertex of its "resources" tree) the host walks the
+ * containment subsystem of the resource graph (RFC 4) below the vertex it
+ * is placing the request in, skipping subtrees whose aggregates show they
+ * cannot hold one unit of the request, and collects the candidates: the
+ * vertices of the requested type whose own requests fit below them (for a
+ * slot: the execution targets that can hold one more slot).  The policy
+ * steers this walk through three optional operations:
+ *
+ * - score: the evaluating filter.  The host calls it for every candidate
+ *   and, while descending, for the children of every vertex it descends
+ *   into, and visits children and takes candidates in descending score
+ *   order; equal scores keep the walk order (ops->order).  Without score,
+ *   children are visited and candidates taken in walk order, which lets
+ *   the host skip full parts of the graph without looking at them.
+ * - prune: the pruning filter, called before the host descends into a
+ *   vertex: RP_WALK_CONTINUE, or RP_WALK_SKIP to leave the subtree out.
+ * - order_candidates: the policy's own ordering of one request's
+ *   candidates, after scoring.  It may permute the array (nothing else).
+ *
+ * For a slot, an execution target that can hold several slots is a
+ * candidate once per slot it can hold (the same handle several times),
+ * each scored when the walk finds it, after the slots before it were
+ * taken; a policy that wants a job's slots kept together on one target
+ * orders them with order_candidates (the shipped pack policy does).
+ *
+ * and two settings: order (RP_MATCH_LOW: ascending vertex handles, which
+ * builders make ascending ids; RP_MATCH_HIGH: descending), and stop_after:
+ * 0 to consider every candidate, k >= 1 to end a request's search once k
+ * times the count it needs have been found ("first fit" is 1).
+ *
+ * The host checks what a policy proposes before it commits it: an
+ * order_candidates result that is not a permutation of the candidates
+ * given, a score or prune that fails or returns an unknown value, all fail
+ * the match with the instance name in the error and leave nothing
+ * allocated; and every allocation is checked against the free set (no
+ * overlap with another job, nothing down or drained), the counts and the
+ * exclusivity asked before it is committed.
+ *
+ * A policy sees the graph through the rp_graph_* accessors of
+ * respol/graph.h (read-only) and the match in progress through the
+ * rp_match_* accessors below.  Free amounts must be read with
+ * rp_match_vertex_free / rp_match_subtree_free, which account for what
+ * this match has already taken and, in a satisfiability check, ignore
+ * allocations and states.
+ */
+
+/* One match in progress.  Opaque; borrowed for the duration of a call. */
+struct rp_match;
+
+enum rp_match_order {
+    RP_MATCH_LOW = 0,
+    RP_MATCH_HIGH = 1,
+};
+
+struct rp_match_ops {
+    uint32_t size;       /* sizeof (struct rp_match_ops) as built */
+    uint32_t order;      /* enum rp_match_order */
+    uint32_t stop_after; /* 0: every candidate; k: stop at k x needed */
+
+    /* Score v (higher is preferred): set *score and return 0, or return
+     * -1 after svc->error () to fail the match.  Optional. */
+    int (*score) (struct rp_plugin *p, const struct rp_match *m,
+                  rp_vertex_t v, int64_t *score);
+
+    /* Return RP_WALK_CONTINUE or RP_WALK_SKIP for v, a vertex the host is
+     * about to descend into (never the vertex the request is placed in).
+     * Optional. */
+    int (*prune) (struct rp_plugin *p, const struct rp_match *m,
+                  rp_vertex_t v);
+
+    /* Reorder the n candidates of the current request (v[0] is taken
+     * first).  Return 0, or -1 after svc->error ().  Optional. */
+    int (*order_candidates) (struct rp_plugin *p, const struct rp_match *m,
+                             rp_vertex_t *v, size_t n);
+
+    /* New operations are added here, at the end. */
+};
+
+/* Services for match policies (exported by librespol).  All take the
+ * match given to the operation and are valid during the call only. */
+
+/* The graph (read with respol/graph.h accessors) and the jobspec. */
+const struct rp_graph *rp_match_graph (const struct rp_match *m);
+const struct rp_jobspec *rp_match_jobspec (const struct rp_match *m);
+/* The request being placed: a vertex of the jobspec's resources tree. */
+const struct rp_jobspec_resource *rp_match_request (const struct rp_match *m);
+/* The graph type index of the request's type (-1: not in the graph). */
+int rp_match_request_type (const struct rp_match *m);
+/* How many units of the request are still needed at this point of the
+ * walk (for a count range: up to its minimum). */
+uint64_t rp_match_count_need (const struct rp_match *m);
+/* Units of type index t still to place for the unit being filled (one
+ * instance of the request: one node with what is under it, one slot):
+ * what the host is about to look for below the vertex it descends into. */
+uint64_t rp_match_unit_need (const struct rp_match *m, int t);
+/* true in a satisfiability check (allocations and states ignored). */
+bool rp_match_is_satisfiability (const struct rp_match *m);
+/* Free units as this match sees them (see above). */
+uint64_t rp_match_vertex_free (const struct rp_match *m, rp_vertex_t v);
+uint64_t rp_match_subtree_free (const struct rp_match *m, rp_vertex_t v,
+                                int t);
 
 #ifdef __cplusplus
 }

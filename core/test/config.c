@@ -21,8 +21,10 @@
 #include <unistd.h>
 
 #include "core/paths.h"
+#include "core/plugin_private.h"
 #include "respol/config.h"
 #include "respol/jobspec.h"
+#include "respol/match.h"
 #include "t/tap/tap.h"
 
 #include "core/test/fixtures.h"
@@ -30,7 +32,6 @@
 static char cfgpath[PATH_MAX];
 
 /* --- helpers ------------------------------------------------------------ */
-
 
 /* s with every "$FIX" and "$TMP" replaced, and "@" at a line start by
  * cfgpath when at_path.  Caller frees. */
@@ -213,8 +214,23 @@ static const struct syntax_test syntax_tests[] = {
       "@:3:13: validate[0]: 'config' must be a mapping" },
     { "an unknown entry key", "validate:\n  - plugin: good\n    confg: {}\n",
       "@:3:5: validate[0]: unknown key 'confg'" },
-    { "a match entry", "match:\n  - plugin: x\n",
-      "@:2:5: match plugins are not supported yet" },
+    { "match entries of every form (checked, not loaded)",
+      "match:\n  - plugin: first\n  - plugin: /abs/pack.so\n    name: p\n"
+      "    config: {}\n",
+      NULL },
+    { "match entries are checked as validate entries",
+      "match:\n  - plugin: x.so\n  - name: a\n  - plugin: first\n"
+      "    confg: {}\n",
+      "@:2:13: match[0]: invalid plugin name 'x.so' (letters, digits, '-' "
+      "and '_', 1-64 bytes; or an absolute path)\n"
+      "@:3:5: match[1]: missing key 'plugin'\n"
+      "@:5:5: match[2]: unknown key 'confg'" },
+    { "instance names are unique across the validate and match stacks",
+      "validate:\n  - plugin: good\n    name: a\nmatch:\n  - plugin: first\n"
+      "    name: a\n",
+      "@:6:11: match[0]: instance name 'a' is used twice" },
+    { "match not a list", "match: first\n",
+      "@:1:8: match must be a list of plugin entries" },
     { "a property entry", "property: [{plugin: x}]\n",
       "@:1:12: property plugins are not supported yet" },
     { "a shell entry", "shell: [{plugin: x}]\n",
@@ -400,6 +416,21 @@ static const struct load_test load_tests[] = {
       "validate:\n  - plugin: $FIX/reject-all.so\n    config: {a: 1}\n",
       "@:3:13: validate[0] 'reject-all': takes no configuration (the plugin "
       "has no init)" },
+    { "a validator in the match stack", "match:\n  - plugin: $FIX/good.so\n",
+      "@:2:13: match[0]: $FIX/good.so: plugin 'good' is a validate plugin, "
+      "configured in the match stack" },
+    { "a match policy in the validate stack",
+      "validate:\n  - plugin: $FIX/bad-order.so\n",
+      "@:2:13: validate[0]: $FIX/bad-order.so: plugin 'bad-order' is a match "
+      "plugin, configured in the validate stack" },
+    { "a block given to a policy without init",
+      "match:\n  - plugin: $FIX/bad-order.so\n    config: {a: 1}\n",
+      "@:3:13: match[0] 'bad-order': takes no configuration (the plugin has "
+      "no init)" },
+    { "a policy whose init refuses its block",
+      "match:\n  - plugin: $FIX/score-fails.so\n    config: {a: 1}\n",
+      "@:3:13: match[0] 'score-fails': init failed: takes no "
+      "configuration" },
     { "every bad entry is reported",
       "plugin-path: [$FIX]\nvalidate:\n  - plugin: wrong-abi\n"
       "  - plugin: good\n  - plugin: init-fails\n  - plugin: no-ops\n",
@@ -524,6 +555,240 @@ static void test_search_path (void)
     is (messages (d), want, "not even as a last resort");
     if (chdir (cwd) < 0)
         BAIL_OUT ("chdir back");
+    rp_diags_destroy (d);
+}
+
+/* --- match policies ---------------------------------------------------- */
+
+static const struct rp_plugin *policy (const struct rp_config *cfg, size_t i)
+{
+    return rp_stack_plugin (rp_config_stack (cfg, RP_PLUGIN_MATCH), i);
+}
+
+static void test_match_stack (void)
+{
+    struct rp_diags *d = rp_diags_create ();
+    struct rp_config *cfg;
+    const struct rp_plugin *p;
+
+    cfg = load ("plugin-path: [$FIX]\nvalidate:\n  - plugin: good\n"
+                "match:\n  - plugin: bad-order\n  - plugin: score-fails\n"
+                "    name: sf\n  - plugin: bad-order\n",
+                0, d);
+    if (!ok (cfg != NULL, "a match stack loads"))
+        diag ("%s", messages (d));
+    cmp_ok (rp_stack_count (rp_config_stack (cfg, RP_PLUGIN_MATCH)), ==, 3,
+            "with three instances");
+    ok (count (cfg) == 1, "beside one validator");
+    is (rp_plugin_instance (policy (cfg, 0)), "bad-order", "first: bad-order");
+    is (rp_plugin_instance (policy (cfg, 1)), "sf", "second: sf");
+    is (rp_plugin_instance (policy (cfg, 2)), "bad-order#2",
+        "third: bad-order#2");
+    cmp_ok (rp_plugin_kind (policy (cfg, 0)), ==, RP_PLUGIN_MATCH,
+            "of kind match");
+    p = policy (cfg, 1);
+    ok (p && p->match.score && p->match.prune && p->match.order_candidates,
+        "the host sees every operation of a full ops table");
+    ok (p && p->match.order == RP_MATCH_LOW && p->match.stop_after == 0,
+        "and its settings");
+    p = policy (cfg, 0);
+    ok (p && !p->match.score && !p->match.prune && p->match.order_candidates,
+        "operations a policy leaves out are NULL");
+    ok (p && !p->validate, "a policy has no validate operation");
+    rp_config_destroy (cfg);
+    rp_diags_destroy (d);
+}
+
+struct ops_size_test {
+    const char *size;
+    bool score, prune, order_candidates;
+};
+
+#define OPS_END(field)                                                         \
+    (offsetof (struct rp_match_ops, field)                                     \
+     + sizeof (((struct rp_match_ops *)0)->field))
+
+/* The fixture score-fails takes its ops size from the environment. */
+static void test_match_ops_size (void)
+{
+    struct rp_diags *d = rp_diags_create ();
+    char sizes[5][16];
+    const size_t values[5] = { 12, OPS_END (score), OPS_END (prune),
+                               OPS_END (order_candidates),
+                               sizeof (struct rp_match_ops) + 64 };
+    const bool want[5][3] = {
+        { false, false, false }, { true, false, false }, { true, true, false },
+        { true, true, true },    { true, true, true },
+    };
+
+    for (size_t i = 0; i < 5; i++) {
+        struct rp_config *cfg;
+        const struct rp_plugin *p;
+        snprintf (sizes[i], sizeof (sizes[i]), "%zu", values[i]);
+        setenv ("RESPOL_TEST_MATCH_OPS_SIZE", sizes[i], 1);
+        cfg = load ("match:\n  - plugin: $FIX/score-fails.so\n", 0, d);
+        p = policy (cfg, 0);
+        if (!ok (p != NULL, "ops size %s: loads", sizes[i])) {
+            diag ("%s", messages (d));
+            continue;
+        }
+        ok (!p->match.score == !want[i][0] && !p->match.prune == !want[i][1]
+                && !p->match.order_candidates == !want[i][2],
+            "ops size %s: the host sees the operations it covers", sizes[i]);
+        cmp_ok (p->match.size, ==, sizeof (struct rp_match_ops),
+                "ops size %s: the host's copy is a full table", sizes[i]);
+        rp_config_destroy (cfg);
+    }
+    setenv ("RESPOL_TEST_MATCH_OPS_SIZE", "8", 1);
+    ok (load ("match:\n  - plugin: $FIX/score-fails.so\n", 0, d) == NULL,
+        "ops size 8 (not covering stop_after): refused");
+    is_messages (d,
+                 "@:2:13: match[0]: $FIX/score-fails.so: plugin 'score-fails' "
+                 "has a match ops table of 8 bytes, at least 12 expected",
+                 "ops size 8: message");
+    unsetenv ("RESPOL_TEST_MATCH_OPS_SIZE");
+    rp_diags_destroy (d);
+}
+
+/* Copy the shipped policy "first" into $TMP/match; false when the build's
+ * match plugins are not known. */
+static bool copy_first (void)
+{
+    const char *dir = getenv ("RESPOL_BUILD_MATCHDIR");
+
+    if (!dir)
+        return false;
+    mkdir (tmp ("match"), 0755);
+    run ("cp $RESPOL_BUILD_MATCHDIR/first.so '%s'", tmp ("match"));
+    return true;
+}
+
+struct policy_test {
+    const char *name;
+    int errnum;
+    const char *error; /* "$FIX" and "$TMP" expanded */
+};
+
+static const struct policy_test policy_errors[] = {
+    { "nope", ENOENT,
+      "plugin 'nope' not found in $FIX:$TMP/empty:" RP_PLUGINDIR },
+    { "good", EINVAL,
+      "$FIX/good.so: plugin 'good' is a validate plugin, configured in the "
+      "match stack" },
+    { "wrong-abi", EINVAL,
+      "$FIX/wrong-abi.so: plugin 'wrong-abi' was built for ABI version 7, "
+      "this respol has ABI version 1" },
+    { "a b", EINVAL,
+      "invalid plugin name 'a b' (letters, digits, '-' and '_', 1-64 "
+      "bytes; or an absolute path)" },
+    { "", EINVAL,
+      "invalid plugin name '' (letters, digits, '-' and '_', 1-64 bytes; or "
+      "an absolute path)" },
+    { "x/y.so", EINVAL,
+      "plugin path 'x/y.so' is relative (use a name or an absolute path)" },
+    { "$FIX/none.so", ENOENT, "$FIX/none.so: No such file or directory" },
+};
+
+static void test_policy_errors (struct rp_config *cfg)
+{
+    for (size_t i = 0; i < sizeof (policy_errors) / sizeof (policy_errors[0]);
+         i++) {
+        const struct policy_test *t = &policy_errors[i];
+        char *name = expand (t->name, false);
+        char *want = expand (t->error, false);
+        rp_error_t error = { "" };
+        errno = 0;
+        ok (rp_config_policy (cfg, name, &error) == NULL && errno == t->errnum,
+            "policy '%s': fails (errno)", t->name);
+        is (error.text, want, "policy '%s': message", t->name);
+        free (name);
+        free (want);
+    }
+}
+
+static void test_config_policy (void)
+{
+    struct rp_diags *d = rp_diags_create ();
+    struct rp_config *cfg;
+    const struct rp_plugin *p, *q;
+    rp_error_t error;
+    char want[PATH_MAX];
+
+    mkdir (tmp ("empty"), 0755);
+    setenv (RP_PLUGIN_PATH_ENV, tmp ("empty"), 1);
+    cfg = load ("plugin-path: [$FIX]\nmatch:\n  - plugin: bad-order\n"
+                "  - plugin: score-fails\n    name: sf\n",
+                0, d);
+    if (!ok (cfg != NULL, "a configuration with a match stack loads"))
+        diag ("%s", messages (d));
+    ok (rp_config_policy (cfg, NULL, &error) == policy (cfg, 0),
+        "name NULL: the first entry of the match stack");
+    ok (rp_config_policy (cfg, "sf", &error) == policy (cfg, 1),
+        "an instance name of the match stack: that instance");
+    ok (rp_config_policy (cfg, "bad-order", &error) == policy (cfg, 0),
+        "bad-order: the instance of that name");
+    p = rp_config_policy (cfg, "score-fails", &error);
+    ok (p != NULL && p != policy (cfg, 1),
+        "a plugin name that is no instance name: the plugin, loaded");
+    is (rp_plugin_instance (p), "score-fails", "named as the plugin");
+    snprintf (want, sizeof (want), "%s/score-fails.so", fixdir);
+    is (rp_plugin_file (p), want, "found in the configuration's search path");
+    ok (rp_config_policy (cfg, "score-fails", &error) == p,
+        "loading the same name twice returns the same instance");
+    cmp_ok (rp_stack_count (rp_config_stack (cfg, RP_PLUGIN_MATCH)), ==, 2,
+            "the match stack is unchanged");
+    snprintf (want, sizeof (want), "%s/bad-order.so", fixdir);
+    q = rp_config_policy (cfg, want, &error);
+    ok (q != NULL && q != policy (cfg, 0), "an absolute path loads the file");
+    is (rp_plugin_instance (q), "bad-order#2",
+        "as an implicit name: the first free 'name#N'");
+    ok (rp_config_policy (cfg, want, &error) == q,
+        "the same path twice: the same instance");
+    test_policy_errors (cfg);
+    errno = 0;
+    ok (rp_config_policy (NULL, "first", &error) == NULL && errno == EINVAL,
+        "cfg NULL: EINVAL");
+    rp_config_destroy (cfg);
+
+    cfg = load ("match:\n  - plugin: first\n", RP_CONFIG_NOLOAD, d);
+    errno = 0;
+    ok (rp_config_policy (cfg, "first", &error) == NULL && errno == EINVAL,
+        "a configuration read with NOLOAD loads no policy");
+    is (error.text,
+        "policy 'first': the configuration was read without loading plugins",
+        "NOLOAD: message");
+    rp_config_destroy (cfg);
+
+    cfg = load ("plugin-path: [$FIX]\n", 0, d);
+    errno = 0;
+    p = rp_config_policy (cfg, NULL, &error);
+    snprintf (want, sizeof (want), "plugin 'first' not found in %s:%s:%s",
+              fixdir, tmp ("empty"), RP_PLUGINDIR);
+    ok (p == NULL && errno == ENOENT,
+        "name NULL, empty match stack: the plugin 'first'");
+    is (p ? "" : error.text, want, "which must be found");
+    rp_config_destroy (cfg);
+
+    if (!copy_first ()) {
+        skip (5, "RESPOL_BUILD_MATCHDIR is not set");
+    } else {
+        setenv (RP_PLUGIN_PATH_ENV, tmp ("match"), 1);
+        cfg = load ("validate:\n  - plugin: $FIX/good.so\n    name: first\n", 0,
+                    d);
+        p = rp_config_policy (cfg, NULL, &error);
+        if (!ok (p != NULL, "name NULL, empty match stack: first.so loads"))
+            diag ("%s", error.text);
+        is (rp_plugin_name (p), "first", "plugin first");
+        is (rp_plugin_instance (p), "first#2",
+            "instance names stay unique across stacks");
+        ok (p && p->match.order == RP_MATCH_LOW && p->match.stop_after == 1
+                && !p->match.score,
+            "first: order low, stop after 1, no score");
+        ok (rp_config_policy (cfg, "first", &error) == p,
+            "by name: the same instance");
+        rp_config_destroy (cfg);
+    }
+    unsetenv (RP_PLUGIN_PATH_ENV);
     rp_diags_destroy (d);
 }
 
@@ -886,6 +1151,9 @@ int main (void)
     test_load_errors ();
     test_load_good ();
     test_search_path ();
+    test_match_stack ();
+    test_match_ops_size ();
+    test_config_policy ();
     test_insecure ();
     test_insecure_config ();
     test_all_or_nothing ();

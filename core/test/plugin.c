@@ -22,7 +22,6 @@
 
 #include "core/test/fixtures.h"
 
-
 /* Rotating static buffers so a test can use several paths at once. */
 static char *buf (void)
 {
@@ -60,7 +59,6 @@ static void copy_file (const char *from, const char *to)
         BAIL_OUT ("%s failed", cmd);
 }
 
-
 /* --- descriptor checks -------------------------------------------------- */
 
 static int validate_ok (struct rp_plugin *p, const struct rp_jobspec *js,
@@ -82,6 +80,29 @@ static const struct rp_validate_ops ops_null = {
     .validate = NULL,
 };
 
+static const struct rp_match_ops match_ops = {
+    .size = sizeof (struct rp_match_ops),
+    .order = RP_MATCH_HIGH,
+    .stop_after = 1,
+};
+/* A policy built with only the settings: every operation is optional. */
+static const struct rp_match_ops match_ops_v1 = {
+    .size = 12,
+    .order = RP_MATCH_LOW,
+};
+static const struct rp_match_ops match_ops_small = {
+    .size = 8,
+    .order = RP_MATCH_LOW,
+};
+static const struct rp_match_ops match_ops_order2 = {
+    .size = sizeof (struct rp_match_ops),
+    .order = 2,
+};
+static const struct rp_match_ops match_ops_order_big = {
+    .size = sizeof (struct rp_match_ops),
+    .order = 0xffffffff,
+};
+
 static const char name64[] =
     "a123456789012345678901234567890123456789012345678901234567890123";
 static const char name65[] =
@@ -90,12 +111,13 @@ static const char name65[] =
 #define ABI RP_PLUGIN_ABI_VERSION
 #define SIZE sizeof (struct rp_plugin_desc)
 #define VAL RP_PLUGIN_VALIDATE
+#define MATCH RP_PLUGIN_MATCH
 
 struct desc_test {
     const char *what;
     uint32_t abi, size, kind;
     const char *name;
-    const struct rp_validate_ops *ops;
+    const void *ops;
     uint32_t stack;
     const char *error; /* NULL: valid */
 };
@@ -139,15 +161,15 @@ static const struct desc_test desc_tests[] = {
     { "kind 0", ABI, SIZE, 0, "x", &ops, VAL, "plugin 'x' has unknown kind 0" },
     { "kind 99", ABI, SIZE, 99, "x", &ops, VAL,
       "plugin 'x' has unknown kind 99" },
-    { "kind match (reserved)", ABI, SIZE, RP_PLUGIN_MATCH, "x", &ops, VAL,
-      "plugin 'x' has kind 2 (match), reserved and not yet supported" },
+    { "a match policy in the validate stack", ABI, SIZE, MATCH, "x", &match_ops,
+      VAL, "plugin 'x' is a match plugin, configured in the validate stack" },
     { "kind property (reserved)", ABI, SIZE, RP_PLUGIN_PROPERTY, "x", &ops, VAL,
       "plugin 'x' has kind 3 (property), reserved and not yet supported" },
     { "kind shell (reserved)", ABI, SIZE, RP_PLUGIN_SHELL, "x", &ops, VAL,
       "plugin 'x' has kind 4 (shell), reserved and not yet supported" },
-    { "reserved kind in its own stack", ABI, SIZE, RP_PLUGIN_MATCH, "x", &ops,
-      RP_PLUGIN_MATCH,
-      "plugin 'x' has kind 2 (match), reserved and not yet supported" },
+    { "reserved kind in its own stack", ABI, SIZE, RP_PLUGIN_PROPERTY, "x",
+      &ops, RP_PLUGIN_PROPERTY,
+      "plugin 'x' has kind 3 (property), reserved and not yet supported" },
     { "a validator in the match stack", ABI, SIZE, VAL, "x", &ops,
       RP_PLUGIN_MATCH,
       "plugin 'x' is a validate plugin, configured in the match stack" },
@@ -164,6 +186,27 @@ static const struct desc_test desc_tests[] = {
       "expected" },
     { "no validate operation", ABI, SIZE, VAL, "x", &ops_null, VAL,
       "plugin 'x' has no validate operation" },
+    { "a match policy", ABI, SIZE, MATCH, "x", &match_ops, MATCH, NULL },
+    { "a match policy with settings only (every operation is optional)", ABI,
+      SIZE, MATCH, "x", &match_ops_v1, MATCH, NULL },
+    { "match ops not covering stop_after", ABI, SIZE, MATCH, "x",
+      &match_ops_small, MATCH,
+      "plugin 'x' has a match ops table of 8 bytes, at least 12 expected" },
+    { "match order 2", ABI, SIZE, MATCH, "x", &match_ops_order2, MATCH,
+      "plugin 'x' has match order 2 (expected 0, low, or 1, high)" },
+    { "match order 2^32-1", ABI, SIZE, MATCH, "x", &match_ops_order_big, MATCH,
+      "plugin 'x' has match order 4294967295 (expected 0, low, or 1, "
+      "high)" },
+    { "match ops NULL", ABI, SIZE, MATCH, "x", NULL, MATCH,
+      "plugin 'x' has no operations" },
+    { "a validator with a match ops table (size too small to be validate "
+      "ops)",
+      ABI, SIZE, VAL, "x", &match_ops_small, VAL,
+      "plugin 'x' has a validate ops table of 8 bytes, at least 16 "
+      "expected" },
+    { "a match policy in the shell stack", ABI, SIZE, MATCH, "x", &match_ops,
+      RP_PLUGIN_SHELL,
+      "plugin 'x' is a match plugin, configured in the shell stack" },
 };
 
 static struct rp_plugin_desc make_desc (const struct desc_test *t)
@@ -358,6 +401,21 @@ static void test_inspect_paths (void)
     rp_plugin_destroy (p);
 }
 
+/* A match policy is inspected as a match policy (its own kind). */
+static void test_inspect_match (void)
+{
+    rp_error_t error;
+    struct rp_plugin *p = rp_plugin_inspect (fixture ("bad-order"), &error);
+
+    if (!ok (p != NULL, "inspect bad-order.so (a match policy)"))
+        diag ("%s", error.text);
+    is (rp_plugin_name (p), "bad-order", "its name");
+    cmp_ok (rp_plugin_kind (p), ==, RP_PLUGIN_MATCH, "its kind is match");
+    is (rp_plugin_description (p),
+        "returns a duplicate candidate (test fixture)", "its description");
+    rp_plugin_destroy (p);
+}
+
 /* --- file permissions --------------------------------------------------- */
 
 static void expect_refused (const char *path, const char *why, const char *what)
@@ -524,6 +582,7 @@ int main (void)
     test_inspect_failures ();
     test_inspect_files ();
     test_inspect_paths ();
+    test_inspect_match ();
     test_insecure_modes ();
     test_insecure_tmp ();
     test_insecure_link ();

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Match policy "locality": keep a job's resources close together.
+ *
+ * Above the execution targets (racks, switches: any vertex above the
+ * targets), prefer the group that can hold all the units the request
+ * still needs (rp_match_count_need: nodes, or slots), the fullest such
+ * group first (leaving emptier groups whole for larger jobs); when no
+ * group can hold them all, the group with the most free first.  So a
+ * job's nodes span as few groups as the graph shows.
+ *
+ * Below an execution target, prefer the socket or NUMA domain (any vertex
+ * below a target) that can hold everything the unit still needs: what is
+ * left of the request being placed (rp_match_count_need units of
+ * rp_match_unit_need each) and all of the requests after it in the same
+ * "with" list (e.g. a slot's GPUs while its cores are placed, counted
+ * from the jobspec); among those the fullest first, counting the free
+ * units of every type below it, so that a slot's GPUs follow its cores
+ * into the socket the cores just filled; when none can, the one with the
+ * most free of what the unit needs first.
+ *
+ * Execution targets themselves score alike, so they are taken in walk
+ * order: lowest ids of the preferred group first.
+ *
+ * "Can hold" and "free" above the targets are measured as in the pack
+ * policy: for the types the unit needs (rp_match_unit_need), the units the
+ * subtree could still hold (fit: the minimum over those types of free /
+ * need; rp_match_subtree_free), then the free units beyond one unit's
+ * need, summed (spare).  Fullest: the smallest fit, then spare; most free:
+ * the largest.  stop_after 1: the search stops once the walk, which
+ * visits the preferred groups first, has found the count needed.
+ *
+ * Decisions: the requests placed before the current one in its "with"
+ * list are not counted (they are already placed, and a policy cannot tell
+ * this match's holds from other jobs'); fullness then steers the current
+ * one next to them.  Counts from the jobspec are minimum counts (RFC 14
+ * ranges), as the host places them; they are a heuristic only: the host
+ * checks the real fit.
+ *
+ * Configuration block: none (the plugin has no init, so the host refuses
+ * any key).
+ *
+ * Built as a site builds its own plugin: respol/plugin.h and measure.h
+ * only, no library linked, one exported symbol; everything else is
+ * static.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <respol/plugin.h>
+
+#include "measure.h"
+
+/* Scores: a vertex that holds it all ranks above every one that does not,
+ * fullest first; the others, most free first. */
+#define HOLDS_ALL ((int64_t)1 << 62)
+
+static int64_t fullest (uint64_t fit, uint64_t spare)
+{
+    return HOLDS_ALL - measure_score (fit, spare);
+}
+
+static uint64_t sat_add (uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static uint64_t sat_mul (uint64_t a, uint64_t b)
+{
+    if (a && b > UINT64_MAX / a)
+        return UINT64_MAX;
+    return a * b;
+}
+
+/* Add to need[] the instances of r and everything below it in one
+ * instance of its parent (whose total is per). */
+static void add_need (const struct rp_graph *g,
+                      const struct rp_jobspec_resource *r, uint64_t per,
+                      uint64_t *need, int ntypes)
+{
+    int t = rp_graph_type_index (g, rp_jobspec_resource_type (r));
+
+    if (t >= 0 && t < ntypes)
+        need[t] = sat_add (need[t], rp_jobspec_resource_total (r) / per);
+    for (r = rp_jobspec_resource_with_first (r); r;
+         r = rp_jobspec_resource_next (r))
+        add_need (g, r, per, need, ntypes);
+}
+
+/* What the unit still needs below a target, per type: the rest of the
+ * current request and the requests after it in its list. */
+static void unit_rest (const struct rp_match *m, uint64_t *need, int ntypes)
+{
+    const struct rp_graph *g = rp_match_graph (m);
+    const struct rp_jobspec_resource *r = rp_match_request (m);
+    const struct rp_jobspec_resource *parent;
+    uint64_t per = 1;
+
+    for (int t = 0; t < ntypes; t++)
+        need[t] = sat_mul (rp_match_unit_need (m, t), rp_match_count_need (m));
+    if (!r || !(parent = rp_jobspec_resource_parent (r)))
+        return;
+    if (rp_jobspec_resource_total (parent) > 0)
+        per = rp_jobspec_resource_total (parent);
+    for (r = rp_jobspec_resource_next (r); r; r = rp_jobspec_resource_next (r))
+        add_need (g, r, per, need, ntypes);
+}
+
+/* Below a target: HOLDS_ALL - spare (free of every type beyond what the
+ * unit still needs) when v holds all of it, else the pack-style measure
+ * of what one unit needs.  Types past the first MAX_TYPES of the graph
+ * are not looked at (no graph respol builds has that many). */
+#define MAX_TYPES 64
+
+static int64_t score_below (const struct rp_match *m, rp_vertex_t v)
+{
+    const struct rp_graph *g = rp_match_graph (m);
+    const struct rp_jobspec_resource *r = rp_match_request (m);
+    int own = rp_match_request_type (m);
+    bool shared = !r || !rp_jobspec_resource_exclusive (r);
+    int ntypes = (int)rp_graph_ntypes (g);
+    uint64_t need[MAX_TYPES], fit, spare = 0;
+    bool holds = true;
+
+    if (ntypes > MAX_TYPES)
+        ntypes = MAX_TYPES;
+    unit_rest (m, need, ntypes);
+    for (int t = 0; t < ntypes; t++) {
+        uint64_t free = rp_match_subtree_free (m, v, t);
+        if (t == own && shared)
+            continue;
+        if (free < need[t])
+            holds = false;
+        else
+            spare = sat_add (spare, free - need[t]);
+    }
+    if (holds)
+        return HOLDS_ALL - (int64_t)(spare < SPARE_MAX ? spare : SPARE_MAX);
+    if (!measure (m, v, &fit, &spare))
+        return 0;
+    return measure_score (fit, spare);
+}
+
+static int score (struct rp_plugin *p, const struct rp_match *m, rp_vertex_t v,
+                  int64_t *score)
+{
+    rp_vertex_t target = rp_graph_target (rp_match_graph (m), v);
+    uint64_t fit, spare, all;
+
+    (void)p;
+    *score = 0;
+    if (target == v)
+        return 0;
+    if (target != RP_VERTEX_NONE) {
+        *score = score_below (m, v);
+        return 0;
+    }
+    if (!measure (m, v, &fit, &spare))
+        return 0;
+    all = rp_match_count_need (m);
+    if (all == 0)
+        all = 1;
+    if (fit >= all)
+        *score = fullest (fit, spare);
+    else
+        *score = measure_score (fit, spare);
+    return 0;
+}
+
+static const struct rp_match_ops ops = {
+    .size = sizeof (struct rp_match_ops),
+    .order = RP_MATCH_LOW,
+    .stop_after = 1,
+    .score = score,
+};
+
+RP_PLUGIN_EXPORT const struct rp_plugin_desc respol_plugin = {
+    .abi_version = RP_PLUGIN_ABI_VERSION,
+    .size = sizeof (struct rp_plugin_desc),
+    .kind = RP_PLUGIN_MATCH,
+    .name = "locality",
+    .description = "keep a job within as few racks and sockets as it can",
+    .version = "0.1.0",
+    .ops = &ops,
+};

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* The "fit / spare" measure of a vertex for the shipped match policies
+ * that score by how full a part of the graph is (pack, spread, locality;
+ * see the match-policy section of api/respol/plugin.h).
+ *
+ * A header of static functions rather than a library: a plugin is built
+ * from its own sources and respol's headers only, as a site builds its own
+ * (cc -shared -fPIC), so shared helpers are compiled into each plugin (as
+ * plugins/validate/duration.h is for the validators).
+ *
+ * fit is capped at FIT_MAX (2^28) and spare at SPARE_MAX (2^32 - 1) so
+ * that measure_score packs both into one int64_t (fit above spare) that
+ * compares as the pair does, and whose negation does too.
+ */
+#ifndef RESPOL_MATCH_MEASURE_H
+#define RESPOL_MATCH_MEASURE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <respol/plugin.h>
+
+#define FIT_MAX ((uint64_t)1 << 28)
+#define SPARE_MAX (((uint64_t)1 << 32) - 1)
+
+/* How many more units of the request v's subtree could hold, as its free
+ * amounts show (*fit, capped at FIT_MAX; an upper bound: the host checks
+ * the real fit), and the free units of what a unit needs beyond that need,
+ * summed over those types (*spare, capped at SPARE_MAX).  Types the unit
+ * does not need are not counted, nor the request's own type when the
+ * request is shared (a vertex held by another job shows no free units but
+ * may still be shared).  Returns false when the unit needs nothing this
+ * can count. */
+static bool measure (const struct rp_match *m, rp_vertex_t v, uint64_t *fit,
+                     uint64_t *spare)
+{
+    const struct rp_graph *g = rp_match_graph (m);
+    const struct rp_jobspec_resource *r = rp_match_request (m);
+    int own = rp_match_request_type (m);
+    bool shared = !r || !rp_jobspec_resource_exclusive (r);
+    bool counted = false;
+
+    *fit = FIT_MAX;
+    *spare = 0;
+    for (int t = 0; t < (int)rp_graph_ntypes (g); t++) {
+        uint64_t need = rp_match_unit_need (m, t);
+        uint64_t free;
+        if (need == 0 || (t == own && shared))
+            continue;
+        free = rp_match_subtree_free (m, v, t);
+        if (free / need < *fit)
+            *fit = free / need;
+        if (free > need)
+            *spare += free - need < SPARE_MAX ? free - need : SPARE_MAX;
+        counted = true;
+    }
+    if (*spare > SPARE_MAX)
+        *spare = SPARE_MAX;
+    return counted;
+}
+
+/* fit and spare (as measure leaves them) as one score: the larger fit
+ * wins, then the larger spare. */
+static int64_t measure_score (uint64_t fit, uint64_t spare)
+{
+    return (int64_t)((fit << 32) | spare);
+}
+
+#endif
