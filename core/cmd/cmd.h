@@ -10,6 +10,7 @@
 #include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <jansson.h>
@@ -86,5 +87,102 @@ json_t *cmd_read_json_stream (const char *sub, FILE *stream);
 
 /* Print a JSON value with sorted keys, compact, and a newline. */
 void cmd_print_json (const json_t *o);
+
+/* --- resources: the options shared by graph, match and query ----------
+ *
+ * Exactly one of -R FILE / --R=FILE (R, RFC 20; "-" is stdin),
+ * --xml=FILE (an hwloc XML topology: one node, rank 0, host name from
+ * --hostname=NAME or the topology), --graph=FILE (a respol graph or JGF
+ * file) or --generate=SPEC (rp_graph_generate) says what the resource
+ * graph is.  A subcommand adds CMD_RESOURCE_SHORTOPTS to its optstring
+ * and CMD_RESOURCE_LONGOPTS to its long options, and reads its options
+ * with cmd_resources_getopt. */
+struct rp_graph;
+
+enum {
+    CMD_OPT_R = 'R',
+    CMD_OPT_XML = 0x1000,
+    CMD_OPT_HOSTNAME,
+    CMD_OPT_GRAPH,
+    CMD_OPT_GENERATE,
+};
+
+#define CMD_RESOURCE_SHORTOPTS "R:"
+#define CMD_RESOURCE_LONGOPTS                                                  \
+    { "R", required_argument, NULL, CMD_OPT_R },                               \
+        { "xml", required_argument, NULL, CMD_OPT_XML },                       \
+        { "hostname", required_argument, NULL, CMD_OPT_HOSTNAME },             \
+        { "graph", required_argument, NULL, CMD_OPT_GRAPH },                   \
+    {                                                                          \
+        "generate", required_argument, NULL, CMD_OPT_GENERATE                  \
+    }
+
+struct cmd_resources {
+    int kind;             /* CMD_OPT_R, _XML, _GRAPH, _GENERATE; 0: none */
+    const char *arg;      /* its argument (borrowed from argv) */
+    const char *hostname; /* --hostname, or NULL */
+    int twice;            /* a second resource option, or 0 */
+};
+
+/* The options of a subcommand that takes the resource options: optstring
+ * and long options (with the resource options, -h and --help), the value
+ * of --help among them, and what prints its usage. */
+struct cmd_getopt {
+    const char *sub;
+    const char *shortopts;
+    const struct option *opts;
+    int help;
+    void (*usage) (FILE *f);
+};
+
+/* getopt_long over argv (set optind to 0 before the first call): the
+ * resource options are recorded in r, -h and --help print the usage to
+ * stdout and exit 0, an unknown option or a missing argument is a usage
+ * error (exit 2).  Returns the next other option (optarg set), or -1
+ * after the last. */
+int cmd_resources_getopt (const struct cmd_getopt *g, struct cmd_resources *r,
+                          int argc, char **argv);
+
+/* Check r (usage errors, exit 2: none given, two given, --hostname
+ * without --xml) and build the finalized graph; on bad input print
+ * "respol: SUB: message" and exit 1.  Caller must rp_graph_destroy. */
+struct rp_graph *cmd_resources_load (const char *sub,
+                                     const struct cmd_resources *r);
+
+/* Does r read stdin ("-R -", "--graph=-")? */
+bool cmd_resources_stdin (const struct cmd_resources *r);
+
+/* Help text of the resource options, for usage messages. */
+extern const char cmd_resources_help[];
+
+/* `respol graph`, `respol match`, `respol query`. */
+int cmd_graph (int argc, char **argv);
+int cmd_match (int argc, char **argv);
+int cmd_query (int argc, char **argv);
+
+/* --- matching: pieces shared by respol match and respol query ---------- */
+struct rp_matcher;
+
+/* The plugin configuration (cmd_load_config, plugin warnings printed as
+ * "respol: SUB: instance: message"); exits 1 when it does not load. */
+struct rp_config *cmd_match_config (const char *sub, const char *path);
+
+/* A matcher over g (ownership taken) with the policy named policy
+ * (rp_config_policy), or, when policy is NULL and cfg has no match stack,
+ * the matcher's built-in first fit.  Dies with the library's message. */
+struct rp_matcher *cmd_matcher_create (const char *sub, struct rp_graph *g,
+                                       struct rp_config *cfg,
+                                       const char *policy);
+
+/* The message for a failed allocate or satisfiability check: "never
+ * satisfiable: " (errnum ENODEV) or "not satisfiable now: " (EBUSY)
+ * before the library's text.  Written into buf; returns buf. */
+const char *cmd_match_error (const rp_error_t *error, int errnum, char *buf,
+                             size_t size);
+
+/* Parse --now (seconds since the epoch: finite, >= 0) and a job id
+ * (decimal, unsigned 64-bit).  0, or -1 with the output untouched. */
+int cmd_parse_now (const char *s, double *now);
+int cmd_parse_jobid (const char *s, uint64_t *jobid);
 
 #endif

@@ -24,6 +24,9 @@ static const struct subcommand subcommands[] = {
     { "jobspec", cmd_jobspec, "create, validate and convert RFC 14 jobspec" },
     { "plugin", cmd_plugin, "list configured plugins, describe a plugin file" },
     { "config", cmd_config, "check a configuration file" },
+    { "graph", cmd_graph, "show or export a resource graph (RFC 4)" },
+    { "match", cmd_match, "match a jobspec to resources, print R" },
+    { "query", cmd_query, "run allocate, free, info... commands on a graph" },
 };
 
 static void usage (FILE *f)

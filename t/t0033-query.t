@@ -1,0 +1,220 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-3.0-or-later
+
+test_description='respol query: a script of match, free, release, info,
+set-state, stat and quit commands run on one resource graph; JSON and
+short output, errors that let the script go on, the exit status'
+
+. "${SHARNESS_TEST_SRCDIR:-$(dirname "$0")}/lib-respol.sh"
+
+D="$RESPOL_DATA/match"
+GEN=nodes=4,sockets=2,cores=4,gpus=2
+RESPOL_PLUGIN_PATH="$RESPOL_BUILD_MATCHDIR"
+export RESPOL_PLUGIN_PATH
+
+test_expect_success 'setup: copy the fixtures so messages name short paths' '
+	match_fixtures slots nodes nodes3 node-exclusive too-many-nodes gpus \
+		invalid &&
+	cp "$D"/R4.json R.json &&
+	cp "$D"/query-script script
+'
+
+# --help and usage
+
+test_expect_success 'query --help prints the commands and every option' '
+	respol query --help >out &&
+	grep "^Usage: respol query \[OPTIONS\] RESOURCE-OPTION$" out &&
+	for cmd in "match allocate" "match satisfiability" free release info \
+		set-state stat quit; do
+		grep "^  $cmd" out || return 1
+	done &&
+	for opt in --config=FILE "-P, --policy=NAME" "-F, --format=NAME" \
+		"-f, --file=FILE" --profile=NAME --now=SECONDS --timing \
+		"-R, --R=FILE" --generate=SPEC; do
+		grep -e "$opt" out || return 1
+	done
+'
+test_expect_success 'an operand is a usage error' '
+	test_error 2 "respol: query: unexpected argument '\''script'\''
+Try '\''respol query --help'\'' for more information." respol query --generate=$GEN script
+'
+test_expect_success 'an unknown --format is a usage error' '
+	test_error 2 "respol: query: unknown format '\''long'\''
+Try '\''respol query --help'\'' for more information." respol query -F long --generate=$GEN
+'
+test_expect_success 'commands and resources both on stdin is a usage error' '
+	test_error 2 "respol: query: the commands and the resources cannot both be stdin
+Try '\''respol query --help'\'' for more information." respol query -R - </dev/null &&
+	test_error 2 "respol: query: the commands and the resources cannot both be stdin
+Try '\''respol query --help'\'' for more information." respol query -f - --graph=- </dev/null
+'
+test_expect_success 'a missing command file' '
+	test_error 1 "respol: query: nosuch: No such file or directory" \
+		respol query -f nosuch --generate=$GEN
+'
+test_expect_success 'no resource option is a usage error' '
+	test_error 2 "respol: query: no resources: give one of -R FILE, --xml=FILE, --graph=FILE, --generate=SPEC
+Try '\''respol query --help'\'' for more information." respol query </dev/null
+'
+
+# a script with every command
+
+test_expect_success 'every command, -F short: output, errors that go on, exit 1' '
+	cat >expected <<-\EOF &&
+	1: node0: core[0-1] gpu[0]; node1: core[0-1] gpu[0]
+	2: node0: core[2-5]
+	satisfiable
+	1: node0: core[0-1] gpu[0]; node1: core[0-1] gpu[0]
+	1: node1: core[0-1] gpu[0]
+	3: node0: core[0]; node1: core[2]; node2: core[0]
+	{"jobs":2,"types":{"cluster":{"down":0,"free":0,"total":1},"core":{"down":8,"free":19,"total":32},"gpu":{"down":2,"free":5,"total":8},"node":{"down":1,"free":0,"total":4},"socket":{"down":2,"free":3,"total":8}},"vertices":53}
+	EOF
+	cat >expected.err <<-\EOF &&
+	respol: query: line 5: match satisfiability too-many-nodes.yaml: never satisfiable: needs 5 nodes with 1 slot of 1 core each, the resource set has 4
+	respol: query: line 7: match allocate gpus.yaml: never satisfiable: needs 1 slot of 1 core and 3 GPUs, 0 fit
+	respol: query: line 11: release 1 5: job 1 does not hold rank 5
+	respol: query: line 13: free 9: no job 9
+	respol: query: line 14: info 2: no job 2
+	respol: query: line 17: match allocate nodes3.yaml: not satisfiable now: needs 3 nodes with 1 slot of 1 core each, 2 are free
+	respol: query: line 21: set-state core0 down: 4 vertices are named '\''core0'\''
+	respol: query: line 22: set-state nosuch down: no vertex named '\''nosuch'\''
+	respol: query: line 23: set-state 7 down: no execution target of rank 7
+	respol: query: line 24: set-state node0 broken: unknown state '\''broken'\'': up, down or drained
+	respol: query: line 25: frob x: unknown command '\''frob'\''
+	respol: query: line 26: free: usage: free JOBID
+	respol: query: line 27: free x: '\''x'\'' is not a job id
+	respol: query: line 28: release 1 3-2: idset: "3-2": range not ascending at offset 0
+	respol: query: line 29: invalid.yaml:4:12: resources[0].count: must be >= 1
+	respol: query: line 30: nosuch.yaml: No such file or directory
+	respol: query: line 31: match allocate -: a jobspec file is needed, not stdin
+	respol: query: line 32: match reserve slots.yaml: usage: match allocate|satisfiability JOBSPEC-FILE
+	respol: query: line 33: stat extra: usage: stat
+	EOF
+	test_expect_code 1 respol query --now=100 -F short -f script \
+		--generate=$GEN >out 2>err &&
+	test_cmp expected out &&
+	test_cmp expected.err err
+'
+test_expect_success 'commands from stdin give the same, and no prompt' '
+	test_expect_code 1 respol query --now=100 --format=short \
+		--generate=$GEN <script >out 2>err &&
+	test_cmp expected out &&
+	test_cmp expected.err err
+'
+test_expect_success 'JSON output: jobid=N, then R; info after a release' '
+	cat >s2 <<-\EOF &&
+	match allocate slots.yaml
+	match allocate nodes.yaml
+	release 2 1
+	info 2
+	free 1
+	stat
+	EOF
+	respol query --now=100 -R R.json -f s2 >out &&
+	test_cmp "$D"/query-json.expected out
+'
+test_expect_success 'a script where every command succeeds exits 0' '
+	printf "match allocate slots.yaml\nfree 1\nmatch allocate slots.yaml\n" |
+		respol query --now=100 -F short --generate=$GEN >out &&
+	cat >expected <<-\EOF &&
+	1: node0: core[0-3]
+	2: node0: core[0-3]
+	EOF
+	test_cmp expected out
+'
+test_expect_success 'quit stops the script' '
+	printf "quit\nfrob\n" | respol query --generate=$GEN >out 2>err &&
+	test_must_be_empty out &&
+	test_must_be_empty err
+'
+test_expect_success 'a line of 64 KiB is read; a longer one is an error, and the script goes on' '
+	awk "BEGIN { s = \"#\"; for (i = 1; i < 65536; i++) s = s \"x\"; print s; print s \"x\"; print \"stat\"; print \"free 1\" }" >long &&
+	test_expect_code 1 respol query -f long --generate=nodes=1 >out 2>err &&
+	cat >expected.err <<-\EOF &&
+	respol: query: line 2: line longer than 65536 bytes
+	respol: query: line 4: free 1: no job 1
+	EOF
+	test_cmp expected.err err &&
+	grep "^{\"jobs\":0," out
+'
+test_expect_success 'a last line without a newline is run' '
+	printf "match allocate slots.yaml" |
+		respol query --now=100 -F short --generate=$GEN >out &&
+	echo "1: node0: core[0-3]" >expected &&
+	test_cmp expected out
+'
+test_expect_success '-P chooses the policy' '
+	printf "match allocate nodes.yaml\n" |
+		respol query -P high -F short --generate=$GEN >out &&
+	echo "1: node2: core[6-7] gpu[1]; node3: core[6-7] gpu[1]" >expected &&
+	test_cmp expected out &&
+	printf "match allocate nodes.yaml\n" |
+		respol query --policy=nosuch --generate=$GEN 2>err;
+	test $? = 1 &&
+	grep "^respol: query: plugin '\''nosuch'\'' not found in " err
+'
+test_expect_success '--timing prints the time of each match on stderr' '
+	printf "match allocate slots.yaml\nstat\nmatch satisfiability slots.yaml\n" |
+		respol query --timing --generate=$GEN >out 2>err &&
+	test $(wc -l <err) = 2 &&
+	grep "^respol: query: line 1: match allocate slots.yaml: [0-9]*\.[0-9]* s$" err &&
+	grep "^respol: query: line 3: match satisfiability slots.yaml: [0-9]*\.[0-9]* s$" err
+'
+test_expect_success 'release of every rank ends the job; a down root blocks every match' '
+	cat >s3 <<-\EOF &&
+	match allocate nodes.yaml
+	release 1 0-4294967294
+	release 1 0-1
+	info 1
+	free 18446744073709551615
+	free 18446744073709551616
+	set-state 99999999999999999999 down
+	set-state cluster0 down
+	match allocate slots.yaml
+	set-state cluster0 up
+	match allocate slots.yaml
+	EOF
+	cat >expected <<-\EOF &&
+	1: node0: core[0-1] gpu[0]; node1: core[0-1] gpu[0]
+	2: node0: core[0-3]
+	EOF
+	cat >expected.err <<-\EOF &&
+	respol: query: line 2: release 1 0-4294967294: job 1 does not hold rank 2
+	respol: query: line 4: info 1: no job 1
+	respol: query: line 5: free 18446744073709551615: no job 18446744073709551615
+	respol: query: line 6: free 18446744073709551616: '\''18446744073709551616'\'' is not a job id
+	respol: query: line 7: set-state 99999999999999999999 down: no execution target of rank 99999999999999999999
+	respol: query: line 9: match allocate slots.yaml: not satisfiable now: needs 2 slots of 2 cores each, 0 fit now
+	EOF
+	test_expect_code 1 respol query -F short -f s3 --generate=$GEN >out 2>err &&
+	test_cmp expected out &&
+	test_cmp expected.err err
+'
+test_expect_success 'bad options are usage errors' '
+	test_error 2 "respol: query: option '\''-F'\'' requires an argument
+Try '\''respol query --help'\'' for more information." respol query --generate=$GEN -F &&
+	test_error 2 "respol: query: unknown option '\''-x'\''
+Try '\''respol query --help'\'' for more information." respol query -x --generate=$GEN &&
+	test_error 2 "respol: query: --now: '\''never'\'' is not a number of seconds
+Try '\''respol query --help'\'' for more information." respol query --now=never --generate=$GEN &&
+	test_error 2 "respol: query: unknown profile '\''v9'\''
+Try '\''respol query --help'\'' for more information." respol query --profile=v9 --generate=$GEN
+'
+test_expect_success '--profile=canonical reads canonical jobspec' '
+	cp "$D"/canonical.yaml . &&
+	echo "match allocate canonical.yaml" >s4 &&
+	test_expect_code 1 respol query -f s4 --generate=$GEN 2>err &&
+	grep "^respol: query: line 1: canonical.yaml:9:16: " err &&
+	respol query --profile=canonical -F short -f s4 --generate=$GEN >out &&
+	echo "1: node0: core[0-3]" >expected &&
+	test_cmp expected out
+'
+
+command -v script >/dev/null 2>&1 && test_set_prereq SCRIPT
+test_expect_success SCRIPT 'on a terminal, the prompt is printed' '
+	printf "quit\n" |
+		script -qec "respol query --generate=nodes=1" /dev/null >out &&
+	grep -q "respol> " out
+'
+
+test_done
