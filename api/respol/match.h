@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Matching jobspec (RFC 14, RFC 25, RFC 31) to a resource graph (RFC 4),
+ * and the allocation state of the jobs that hold resources.
+ *
+ * A matcher owns a finalized graph and the record of every job allocated
+ * on it.  rp_matcher_allocate answers "which free resources does this
+ * jobspec get?": the host walks the graph, a match policy (a plugin of kind
+ * RP_PLUGIN_MATCH, respol/plugin.h) scores and orders the candidates, the
+ * host checks the proposal (within the free set, no overlap with another
+ * job, nothing down or drained, counts and exclusivity as asked), commits
+ * it, and returns it as R (RFC 20).
+ *
+ * What a jobspec asks, as the matcher reads it:
+ * - Resource types are the graph's; levels the jobspec omits are walked
+ *   through (a node with cores under it matches nodes whose cores sit
+ *   under sockets).
+ * - A slot is placed within one execution target (a task runs on one
+ *   target), unless the slot itself holds execution targets (a slot of
+ *   nodes).
+ * - exclusive: everything in a slot is exclusive unless it says otherwise;
+ *   outside slots resources are shared unless "exclusive: true" (RFC 14).
+ *   An exclusive vertex is taken whole, with everything below it: an
+ *   exclusive node puts all its cores and GPUs in R.
+ * - count: a fixed count takes exactly that many; a range (RFC 45, or
+ *   {min, max, operator, operand}) takes the largest acceptable value that
+ *   fits, up to what is free; "N+" takes as many as are free.  For a type
+ *   whose vertices are pools (size > 1, or a unit), the count is in units
+ *   of size, converted between the request's unit and the pool's (B, KB,
+ *   MB, GB, TB, PB and KiB ... PiB, all powers of 1024 as in jobspec; a
+ *   memory request without unit is GB), rounded up to whole pool units,
+ *   and may be taken from several pools below the same vertex.
+ * - id (RFC 14): only vertices whose id is in the idset.
+ * - attributes.system.constraints (RFC 31) are evaluated at every
+ *   execution target (rank, host name, properties of the target vertex).
+ *
+ * The result R has one R_lite entry per target with its cores and GPUs,
+ * the nodelist, starttime = now and expiration = now + duration (0 when
+ * the jobspec has none), and in "scheduling" the allocated subgraph as JGF
+ * (vertices with the ancestors that hold them; what R_lite cannot say:
+ * sockets, memory, other types).
+ *
+ * Determinism: for the same graph, allocation history, policy and
+ * jobspec, the result is the same; ties go to walk order.
+ *
+ * Ownership: rp_matcher_create takes ownership of the graph.  Functions
+ * returning struct rp_rset * or json_t * return new objects the caller
+ * must destroy / json_decref.  Failing functions fill error, set errno and
+ * leave the matcher as it was.
+ *
+ * Threads: one thread at a time per matcher.
+ */
+#ifndef RESPOL_MATCH_H
+#define RESPOL_MATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include <respol/config.h>
+#include <respol/error.h>
+#include <respol/graph.h>
+#include <respol/idset.h>
+#include <respol/jobspec.h>
+#include <respol/plugin.h>
+#include <respol/rset.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct rp_matcher;
+
+/* Create a matcher over g (finalized; ownership taken, also on failure).
+ * The policy is the built-in first fit (lowest ids first, stop at the
+ * first fit) until rp_matcher_set_policy. */
+struct rp_matcher *rp_matcher_create (struct rp_graph *g, rp_error_t *error);
+void rp_matcher_destroy (struct rp_matcher *m);
+
+/* The graph, borrowed.  Callers may change states and tags
+ * (rp_graph_set_state, rp_graph_tag); allocations change only through the
+ * matcher. */
+struct rp_graph *rp_matcher_graph (struct rp_matcher *m);
+
+/* Use the policy instance p (kind RP_PLUGIN_MATCH; borrowed, must outlive
+ * the matcher or the next call), or NULL for the built-in first fit.
+ * EINVAL for another kind. */
+int rp_matcher_set_policy (struct rp_matcher *m, const struct rp_plugin *p,
+                           rp_error_t *error);
+/* The policy's instance name, or "first" for the built-in. */
+const char *rp_matcher_policy_name (const struct rp_matcher *m);
+
+/* Allocate resources to job jobid for js (borrowed).  now: the start time,
+ * seconds since the epoch.  Returns the job's R (a copy: caller destroys).
+ * On failure returns NULL, allocates nothing, and sets errno:
+ *   ENODEV  never satisfiable by this resource set; error says why, e.g.
+ *           "needs 5 nodes with 2 GPUs each, the resource set has 4"
+ *   EBUSY   not satisfiable now (allocated, down or drained resources);
+ *           error says what is short, e.g.
+ *           "needs 5 nodes with 2 GPUs each, 3 are free"
+ *   EEXIST  jobid already holds resources
+ *   EPROTO  the policy failed or proposed something the host refused;
+ *           error names the policy instance
+ *   EINVAL  bad arguments, or a request the matcher cannot place */
+struct rp_rset *rp_matcher_allocate (struct rp_matcher *m, uint64_t jobid,
+                                     const struct rp_jobspec *js, double now,
+                                     rp_error_t *error);
+
+/* Could js ever be allocated on this resource set (every vertex up and
+ * free)?  Returns 0, or -1 with ENODEV and the reason (as above), EPROTO
+ * or EINVAL. */
+int rp_matcher_satisfiability (struct rp_matcher *m,
+                               const struct rp_jobspec *js,
+                               rp_error_t *error);
+
+/* Free everything job jobid holds.  ENOENT for an unknown job. */
+int rp_matcher_free (struct rp_matcher *m, uint64_t jobid, rp_error_t *error);
+
+/* RFC 27 partial release: free what job jobid holds on the given ranks
+ * (execution targets are never split across releases).  The job's R
+ * shrinks to the other ranks; when none is left, the job is gone.  ENOENT
+ * for an unknown job, EINVAL for a rank the job does not hold (nothing is
+ * freed then). */
+int rp_matcher_release (struct rp_matcher *m, uint64_t jobid,
+                        const struct rp_idset *ranks, rp_error_t *error);
+
+/* A job's current R, borrowed until the job changes; NULL (ENOENT) for an
+ * unknown job. */
+const struct rp_rset *rp_matcher_job_rset (const struct rp_matcher *m,
+                                           uint64_t jobid);
+/* Jobs holding resources, and their ids in ascending order: the first, and
+ * the next after jobid.  Return false when there is none. */
+size_t rp_matcher_njobs (const struct rp_matcher *m);
+bool rp_matcher_job_first (const struct rp_matcher *m, uint64_t *jobid);
+bool rp_matcher_job_next (const struct rp_matcher *m, uint64_t *jobid);
+
+/* What the graph holds and what is free, per type, and the number of
+ * jobs: {"jobs": N, "vertices": N, "types": {"core": {"total": N,
+ * "free": N, "down": N}, ...}} (new reference). */
+json_t *rp_matcher_stat (const struct rp_matcher *m);
+
+/* Check the allocation state against the graph: every vertex's counters
+ * equal the sum of the job records that hold it, none exceeds its size,
+ * no exclusive holding is shared, and every aggregate equals a recount.
+ * For tests and after a crash of a policy; O(vertices).  Returns 0, or -1
+ * with EPROTO and the first inconsistency. */
+int rp_matcher_check (const struct rp_matcher *m, rp_error_t *error);
+
+/* --- policies from the configuration --------------------------------- */
+
+/* The match policy called name: the instance of that name in cfg's
+ * "match" stack, else the plugin of that name loaded (as a stack entry
+ * with an empty configuration block would be) and kept by cfg.  With name
+ * NULL: the first entry of the match stack, else the plugin "first".
+ * Borrowed from cfg.  NULL with errno and error on failure (the loader's
+ * message). */
+const struct rp_plugin *rp_config_policy (struct rp_config *cfg,
+                                          const char *name,
+                                          rp_error_t *error);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,1191 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Unit tests of the matcher (core/match.c): allocation sequences on
+ * generated and hand-built graphs, written as tables of steps with the
+ * expected result of each (an R summary or an errno and the exact
+ * reason), partial release, satisfiability, determinism, and the policy
+ * hooks through fake in-test plugin instances (struct rp_plugin of
+ * core/plugin_private.h, filled by hand as the loader would).
+ *
+ * R summaries: one "RANK:cCORES[gGPUS]" per target, ascending ranks,
+ * space separated; "RANK:-" for a target with neither.
+ *
+ * rp_matcher_check runs after every step.
+ *
+ * test_check corrupts the allocation state behind the matcher's back with
+ * gstate_take, which librespol does not export: like core/test/graph.c,
+ * the file includes core/graph.c, whose copy interposes the library's.
+ */
+#include "core/graph.c" /* one copy of the state functions: see below */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "respol/graph.h"
+#include "respol/match.h"
+
+#include "core/graph_private.h"
+#include "core/plugin_private.h"
+#include "t/tap/tap.h"
+
+/* --- jobspec shorthands --------------------------------------------------- */
+
+#define SLOT(n, with) "{type: slot, label: s, count: " n ", with: [" with "]}"
+#define SLOTT(n, with) "{type: slot, label: t, count: " n ", with: [" with "]}"
+#define NODE(n, with) "{type: node, count: " n ", with: [" with "]}"
+#define XNODE(n, with)                                                         \
+    "{type: node, count: " n ", exclusive: true, with: [" with "]}"
+#define CORE(n) "{type: core, count: " n "}"
+#define GPU(n) "{type: gpu, count: " n "}"
+#define MEM(n) "{type: memory, count: " n "}"
+#define MEMU(n, u) "{type: memory, count: " n ", unit: " u "}"
+#define XRACK(n, with)                                                         \
+    "{type: rack, count: " n ", exclusive: true, with: [" with "]}"
+#define RACK(n, with) "{type: rack, count: " n ", with: [" with "]}"
+#define CLUSTER(n, with) "{type: cluster, count: " n ", with: [" with "]}"
+#define XCLUSTER(n, with)                                                      \
+    "{type: cluster, count: " n ", exclusive: true, with: [" with "]}"
+#define SWITCH(n, with) "{type: switch, count: " n ", with: [" with "]}"
+#define ONE(type, n) "{type: " type ", count: " n "}"
+#define L(...) "[" __VA_ARGS__ "]"
+
+static struct rp_jobspec *jobspec (const char *resources,
+                                   const char *constraints, double duration)
+{
+    char buf[4096];
+    struct rp_diags *d = rp_diags_create ();
+    struct rp_jobspec *js;
+
+    snprintf (buf, sizeof (buf),
+              "version: 1\n"
+              "resources: %s\n"
+              "tasks: [{command: [a], slot: s, count: {per_slot: 1}}]\n"
+              "attributes: {system: {duration: %g%s%s}}\n",
+              resources, duration, constraints ? ", constraints: " : "",
+              constraints ? constraints : "");
+    js = rp_jobspec_load (buf, strlen (buf), "job", RP_JOBSPEC_CANONICAL, d);
+    if (!js)
+        for (size_t i = 0; i < rp_diags_count (d); i++)
+            diag ("%s", rp_diags_text (d, i));
+    rp_diags_destroy (d);
+    return js;
+}
+
+static const char *errname (int e)
+{
+    switch (e) {
+    case ENODEV:
+        return "ENODEV";
+    case EBUSY:
+        return "EBUSY";
+    case EEXIST:
+        return "EEXIST";
+    case ENOENT:
+        return "ENOENT";
+    case EINVAL:
+        return "EINVAL";
+    case EPROTO:
+        return "EPROTO";
+    case ENOMEM:
+        return "ENOMEM";
+    default:
+        return "E?";
+    }
+}
+
+static void summary (const struct rp_rset *R, char *buf, size_t size)
+{
+    const struct rp_idset *ranks = rp_rset_ranks (R);
+    size_t len = 0;
+
+    buf[0] = '\0';
+    for (unsigned int r = rp_idset_first (ranks); r != RP_IDSET_INVALID_ID;
+         r = rp_idset_next (ranks, r)) {
+        const struct rp_idset *c = rp_rset_cores (R, r);
+        const struct rp_idset *g = rp_rset_gpus (R, r);
+        char *cs = c && !rp_idset_empty (c)
+                       ? rp_idset_encode (c, RP_IDSET_RANGES)
+                       : NULL;
+        char *gs = g && !rp_idset_empty (g)
+                       ? rp_idset_encode (g, RP_IDSET_RANGES)
+                       : NULL;
+        len += snprintf (buf + len, size - len, "%s%u:%s%s%s%s%s",
+                         len ? " " : "", r, cs ? "c" : "", cs ? cs : "",
+                         gs ? "g" : "", gs ? gs : "", !cs && !gs ? "-" : "");
+        free (cs);
+        free (gs);
+        if (len >= size)
+            break;
+    }
+}
+
+static void error_text (char *buf, size_t size, int e, const char *text)
+{
+    snprintf (buf, size, "%s: %s", errname (e), text);
+}
+
+/* --- graphs --------------------------------------------------------------- */
+
+struct vdef {
+    const char *type;
+    int64_t id;
+    uint64_t size;
+    const char *unit;
+    int parent; /* index in the table, -1 for the root */
+    int64_t rank;
+    const char *props; /* space separated, or NULL */
+};
+
+/* cluster > node0-2 (ranks 0-2) > socket0 > numa0-1 > core0-1 + memory
+ * 1024 MB each; a "bb" pool of 10 (no unit) per node.  node0 has
+ * properties "big" and "fast@x", node1 "small". */
+static const struct vdef numa_graph[] = {
+    { "cluster", 0, 1, NULL, -1, -1, NULL },    /* 0 */
+    { "node", 0, 1, NULL, 0, 0, "big fast@x" }, /* 1 */
+    { "socket", 0, 1, NULL, 1, -1, NULL },      /* 2 */
+    { "numanode", 0, 1, NULL, 2, -1, NULL },    /* 3 */
+    { "core", 0, 1, NULL, 3, -1, NULL },
+    { "core", 1, 1, NULL, 3, -1, NULL },
+    { "memory", 0, 1024, "MB", 3, -1, NULL },
+    { "numanode", 1, 1, NULL, 2, -1, NULL }, /* 7 */
+    { "core", 2, 1, NULL, 7, -1, NULL },
+    { "core", 3, 1, NULL, 7, -1, NULL },
+    { "memory", 1, 1024, "MB", 7, -1, NULL },
+    { "bb", 0, 10, NULL, 1, -1, NULL },
+    { "node", 1, 1, NULL, 0, 1, "small" }, /* 12 */
+    { "socket", 0, 1, NULL, 12, -1, NULL },
+    { "numanode", 0, 1, NULL, 13, -1, NULL }, /* 14 */
+    { "core", 0, 1, NULL, 14, -1, NULL },
+    { "core", 1, 1, NULL, 14, -1, NULL },
+    { "memory", 0, 1024, "MB", 14, -1, NULL },
+    { "numanode", 1, 1, NULL, 13, -1, NULL }, /* 18 */
+    { "core", 2, 1, NULL, 18, -1, NULL },
+    { "core", 3, 1, NULL, 18, -1, NULL },
+    { "memory", 1, 1024, "MB", 18, -1, NULL },
+    { "bb", 0, 10, NULL, 12, -1, NULL },
+    { "node", 2, 1, NULL, 0, 2, NULL }, /* 23 */
+    { "socket", 0, 1, NULL, 23, -1, NULL },
+    { "numanode", 0, 1, NULL, 24, -1, NULL }, /* 25 */
+    { "core", 0, 1, NULL, 25, -1, NULL },
+    { "core", 1, 1, NULL, 25, -1, NULL },
+    { "memory", 0, 1024, "MB", 25, -1, NULL },
+    { "numanode", 1, 1, NULL, 24, -1, NULL }, /* 29 */
+    { "core", 2, 1, NULL, 29, -1, NULL },
+    { "core", 3, 1, NULL, 29, -1, NULL },
+    { "memory", 1, 1024, "MB", 29, -1, NULL },
+    { "bb", 0, 10, NULL, 23, -1, NULL },
+    { NULL, 0, 0, NULL, 0, 0, NULL },
+};
+
+/* cluster > rack0 > node0-1, rack1 > node2-3 (ranks 0-3) > core0-1; every
+ * node but node1 has the property "fast". */
+static const struct vdef rack_graph[] = {
+    { "cluster", 0, 1, NULL, -1, -1, NULL }, /* 0 */
+    { "rack", 0, 1, NULL, 0, -1, NULL },     /* 1 */
+    { "node", 0, 1, NULL, 1, 0, "fast" },    /* 2 */
+    { "core", 0, 1, NULL, 2, -1, NULL },
+    { "core", 1, 1, NULL, 2, -1, NULL },
+    { "node", 1, 1, NULL, 1, 1, NULL }, /* 5 */
+    { "core", 0, 1, NULL, 5, -1, NULL },
+    { "core", 1, 1, NULL, 5, -1, NULL },
+    { "rack", 1, 1, NULL, 0, -1, NULL },  /* 8 */
+    { "node", 2, 1, NULL, 8, 2, "fast" }, /* 9 */
+    { "core", 0, 1, NULL, 9, -1, NULL },
+    { "core", 1, 1, NULL, 9, -1, NULL },
+    { "node", 3, 1, NULL, 8, 3, "fast" }, /* 12 */
+    { "core", 0, 1, NULL, 12, -1, NULL },
+    { "core", 1, 1, NULL, 12, -1, NULL },
+    { NULL, 0, 0, NULL, 0, 0, NULL },
+};
+
+/* cluster > switch0 > node0 (rank 0), switch1 > node1 (rank 1); each node
+ * holds one core, box, battery, relay and bench: type names without an
+ * entry in the reasons' table of words. */
+static const struct vdef switch_graph[] = {
+    { "cluster", 0, 1, NULL, -1, -1, NULL }, /* 0 */
+    { "switch", 0, 1, NULL, 0, -1, NULL },   /* 1 */
+    { "node", 0, 1, NULL, 1, 0, NULL },      /* 2 */
+    { "core", 0, 1, NULL, 2, -1, NULL },
+    { "box", 0, 1, NULL, 2, -1, NULL },
+    { "battery", 0, 1, NULL, 2, -1, NULL },
+    { "relay", 0, 1, NULL, 2, -1, NULL },
+    { "bench", 0, 1, NULL, 2, -1, NULL },
+    { "switch", 1, 1, NULL, 0, -1, NULL }, /* 8 */
+    { "node", 1, 1, NULL, 8, 1, NULL },    /* 9 */
+    { "core", 0, 1, NULL, 9, -1, NULL },
+    { "box", 0, 1, NULL, 9, -1, NULL },
+    { "battery", 0, 1, NULL, 9, -1, NULL },
+    { "relay", 0, 1, NULL, 9, -1, NULL },
+    { "bench", 0, 1, NULL, 9, -1, NULL },
+    { NULL, 0, 0, NULL, 0, 0, NULL },
+};
+
+static struct rp_graph *graph_build (const struct vdef *def)
+{
+    struct rp_graph *g = rp_graph_create ();
+    rp_vertex_t v[64];
+    rp_error_t e;
+
+    for (size_t i = 0; g && def[i].type; i++) {
+        char props[128], *save = NULL;
+        v[i] = rp_graph_add_vertex (g, def[i].type, NULL, def[i].id,
+                                    def[i].size, def[i].unit, &e);
+        if (v[i] == RP_VERTEX_NONE
+            || (def[i].parent >= 0
+                && rp_graph_add_edge (g, v[def[i].parent], v[i],
+                                      RP_GRAPH_CONTAINMENT, "contains", &e)
+                       < 0)
+            || (def[i].rank >= 0
+                && rp_graph_set_rank (g, v[i], def[i].rank, &e) < 0))
+            BAIL_OUT ("graph_build: %s", e.text);
+        snprintf (props, sizeof (props), "%s",
+                  def[i].props ? def[i].props : "");
+        for (char *p = strtok_r (props, " ", &save); p;
+             p = strtok_r (NULL, " ", &save))
+            if (rp_graph_add_property (g, v[i], p, NULL, &e) < 0)
+                BAIL_OUT ("graph_build: %s", e.text);
+    }
+    if (rp_graph_finalize (g, &e) < 0)
+        BAIL_OUT ("graph_build: %s", e.text);
+    return g;
+}
+
+static struct rp_matcher *matcher (const char *spec)
+{
+    struct rp_graph *g;
+    struct rp_matcher *m;
+    rp_error_t e;
+
+    if (strcmp (spec, "numa") == 0)
+        g = graph_build (numa_graph);
+    else if (strcmp (spec, "racks") == 0)
+        g = graph_build (rack_graph);
+    else if (strcmp (spec, "switches") == 0)
+        g = graph_build (switch_graph);
+    else if (!(g = rp_graph_generate (spec, &e)))
+        BAIL_OUT ("rp_graph_generate %s: %s", spec, e.text);
+    if (!(m = rp_matcher_create (g, &e)))
+        BAIL_OUT ("rp_matcher_create: %s", e.text);
+    return m;
+}
+
+/* --- steps ---------------------------------------------------------------- */
+
+/* Steps:
+ *   a RES [@ CONSTRAINTS]   allocate the next job id (1, 2, ...)
+ *   A ID RES                allocate job ID
+ *   f ID                    free: "ok" or the error
+ *   r ID RANKS              release: the job's R left, "gone", or error
+ *   R ID                    the job's R
+ *   s RES [@ CONSTRAINTS]   satisfiability: "ok" or the error
+ *   d RANK STATE            set the state of the target of RANK
+ */
+struct seq {
+    const char *name;
+    const char *graph;
+    const char *steps[24];
+    const char *expect[24];
+};
+
+struct run {
+    struct rp_matcher *m;
+    uint64_t next;
+};
+
+static void split_constraints (const char *arg, char *res, size_t size,
+                               const char **cons)
+{
+    const char *at = strstr (arg, " @ ");
+
+    snprintf (res, size, "%.*s", at ? (int)(at - arg) : (int)strlen (arg), arg);
+    *cons = at ? at + 3 : NULL;
+}
+
+static void step_alloc (struct run *run, uint64_t id, const char *arg,
+                        char *out, size_t size)
+{
+    char res[2048];
+    const char *cons;
+    struct rp_jobspec *js;
+    struct rp_rset *R;
+    rp_error_t e;
+
+    split_constraints (arg, res, sizeof (res), &cons);
+    if (!(js = jobspec (res, cons, 0))) {
+        snprintf (out, size, "bad jobspec");
+        return;
+    }
+    if ((R = rp_matcher_allocate (run->m, id, js, 1000, &e))) {
+        summary (R, out, size);
+        rp_rset_destroy (R);
+    } else
+        error_text (out, size, errno, e.text);
+    rp_jobspec_destroy (js);
+}
+
+static void step_sat (struct run *run, const char *arg, char *out, size_t size)
+{
+    char res[2048];
+    const char *cons;
+    struct rp_jobspec *js;
+    rp_error_t e;
+
+    split_constraints (arg, res, sizeof (res), &cons);
+    if (!(js = jobspec (res, cons, 0))) {
+        snprintf (out, size, "bad jobspec");
+        return;
+    }
+    if (rp_matcher_satisfiability (run->m, js, &e) == 0)
+        snprintf (out, size, "ok");
+    else
+        error_text (out, size, errno, e.text);
+    rp_jobspec_destroy (js);
+}
+
+static void step_release (struct run *run, const char *arg, char *out,
+                          size_t size)
+{
+    unsigned long long id;
+    char ranks[64];
+    struct rp_idset *ids;
+    const struct rp_rset *R;
+    rp_error_t e;
+
+    if (sscanf (arg, "%llu %63s", &id, ranks) != 2
+        || !(ids = rp_idset_decode (ranks, &e)))
+        BAIL_OUT ("bad release step '%s'", arg);
+    if (rp_matcher_release (run->m, id, ids, &e) < 0)
+        error_text (out, size, errno, e.text);
+    else if ((R = rp_matcher_job_rset (run->m, id)))
+        summary (R, out, size);
+    else
+        snprintf (out, size, "gone");
+    rp_idset_destroy (ids);
+}
+
+static void step_state (struct run *run, const char *arg, char *out,
+                        size_t size)
+{
+    struct rp_graph *g = rp_matcher_graph (run->m);
+    long long rank;
+    char name[16];
+    enum rp_vertex_state st;
+    rp_error_t e;
+
+    if (sscanf (arg, "%lld %15s", &rank, name) != 2
+        || rp_graph_state_parse (name, &st, &e) < 0
+        || rp_graph_set_state (g, rp_graph_rank_vertex (g, rank), st, &e) < 0)
+        BAIL_OUT ("bad state step '%s'", arg);
+    snprintf (out, size, "ok");
+}
+
+static void step (struct run *run, const char *s, char *out, size_t size)
+{
+    const struct rp_rset *R;
+    unsigned long long id;
+    rp_error_t e;
+    int n = 0;
+
+    out[0] = '\0';
+    if (s[0] == 'a')
+        step_alloc (run, ++run->next, s + 2, out, size);
+    else if (s[0] == 'A' && sscanf (s + 2, "%llu %n", &id, &n) == 1)
+        step_alloc (run, id, s + 2 + n, out, size);
+    else if (s[0] == 'f' && sscanf (s + 2, "%llu", &id) == 1) {
+        if (rp_matcher_free (run->m, id, &e) == 0)
+            snprintf (out, size, "ok");
+        else
+            error_text (out, size, errno, e.text);
+    } else if (s[0] == 'r')
+        step_release (run, s + 2, out, size);
+    else if (s[0] == 'R' && sscanf (s + 2, "%llu", &id) == 1) {
+        if ((R = rp_matcher_job_rset (run->m, id)))
+            summary (R, out, size);
+        else
+            snprintf (out, size, "%s", errname (errno));
+    } else if (s[0] == 's')
+        step_sat (run, s + 2, out, size);
+    else if (s[0] == 'd')
+        step_state (run, s + 2, out, size);
+    else
+        BAIL_OUT ("bad step '%s'", s);
+}
+
+static void run_seq (const struct seq *q)
+{
+    struct run run = { .m = matcher (q->graph) };
+    char out[1024];
+    rp_error_t e;
+
+    for (size_t i = 0; q->steps[i]; i++) {
+        step (&run, q->steps[i], out, sizeof (out));
+        is (out, q->expect[i], "%s: step %zu: %s", q->name, i + 1, q->steps[i]);
+        if (!ok (rp_matcher_check (run.m, &e) == 0,
+                 "%s: step %zu: rp_matcher_check", q->name, i + 1))
+            diag ("%s", e.text);
+    }
+    rp_matcher_destroy (run.m);
+}
+
+/* G1: 4 nodes, 2 sockets of 4 cores and 1 GPU each. */
+#define G1 "nodes=4,sockets=2,cores=4,gpus=2"
+#define W1 "0-7g0-1" /* a whole G1 node */
+
+/* Racks: an exclusive rack takes every node below it, so each must
+ * satisfy the constraint, not only the nodes its request places. */
+#define XRACK1 L (XRACK ("1", NODE ("1", SLOT ("1", CORE ("1")))))
+#define XRACK2 L (XRACK ("2", NODE ("1", SLOT ("1", CORE ("1")))))
+
+static const struct seq seqs[] = {
+    { "a top-level request for the root's type gets the root",
+      "nodes=2,cores=2",
+      { "a " L (CLUSTER ("1", SLOT ("1", CORE ("1")))),
+        "a " L (XCLUSTER ("1", SLOT ("1", CORE ("1")))),
+        "s " L (XCLUSTER ("1", SLOT ("1", CORE ("1")))), "f 1",
+        "a " L (XCLUSTER ("1", SLOT ("1", CORE ("1")))),
+        "a " L (CLUSTER ("1", SLOT ("1", CORE ("1")))), "f 3",
+        "a " L (CLUSTER ("1", SLOT ("2", CORE ("2")))),
+        "a " L (CLUSTER ("2", SLOT ("1", CORE ("1")))),
+        "a " L (CLUSTER ("1+", SLOT ("1", CORE ("1")))),
+        "a " L (CLUSTER ("1", SLOT ("4", CORE ("1")))), NULL },
+      { "0:c0", "EBUSY: needs 1 cluster with 1 slot of 1 core, 0 are free",
+        "ok", "ok", "0:c0-1 1:c0-1",
+        "EBUSY: needs 1 cluster with 1 slot of 1 core, 0 are free", "ok",
+        "0:c0-1 1:c0-1",
+        "ENODEV: needs 2 clusters with 1 slot of 1 core each, the resource "
+        "set has 1",
+        "EBUSY: needs at least 1 cluster with 1 slot of 1 core each, 0 are "
+        "free",
+        "EBUSY: needs 1 cluster with 4 slots of 1 core, 0 are free" } },
+    { "plurals of types without a word",
+      "switches",
+      { "a " L (SWITCH ("3", SLOT ("1", CORE ("1")))),
+        "a " L (SLOT ("1", ONE ("box", "2"))),
+        "a " L (SLOT ("1", ONE ("battery", "2"))),
+        "a " L (SLOT ("1", ONE ("relay", "2"))),
+        "a " L (SLOT ("1", ONE ("bench", "2"))),
+        "a " L (SLOT ("1", ONE ("box", "1"))),
+        "a " L (SWITCH ("2", SLOT ("1", ONE ("relay", "1")))), NULL },
+      { "ENODEV: needs 3 switches with 1 slot of 1 core each, the resource "
+        "set has 2",
+        "ENODEV: needs 1 slot of 2 boxes, 0 fit",
+        "ENODEV: needs 1 slot of 2 batteries, 0 fit",
+        "ENODEV: needs 1 slot of 2 relays, 0 fit",
+        "ENODEV: needs 1 slot of 2 benches, 0 fit", "0:-", "0:- 1:-" } },
+    { "first fit, slots, exclusive nodes",
+      G1,
+      { "a " L (SLOT ("2", CORE ("4"))),
+        "a " L (NODE ("1", SLOT ("1", CORE ("2") "," GPU ("1")))),
+        "a " L (XNODE ("1", SLOT ("1", CORE ("1")))),
+        "a " L (XNODE ("2", SLOT ("1", CORE ("1")))),
+        "s " L (XNODE ("2", SLOT ("1", CORE ("1")))), "f 1",
+        "a " L (XNODE ("2", SLOT ("1", CORE ("1")))), "f 4", "f 1",
+        "A 2 " L (SLOT ("1", CORE ("1"))), "R 5", "R 4", NULL },
+      { "0:c0-7", "1:c0-1g0", "2:c" W1,
+        "EBUSY: needs 2 nodes with 1 slot of 1 core each, 1 is free", "ok",
+        "ok", "0:c" W1 " 3:c" W1, "ENOENT: job 4 holds no resources",
+        "ENOENT: job 1 holds no resources",
+        "EEXIST: job 2 already holds resources", "0:c" W1 " 3:c" W1,
+        "ENOENT" } },
+    { "reasons",
+      G1,
+      { "a " L (NODE ("5", SLOT ("1", GPU ("2")))),
+        "a " L (SLOT ("30", CORE ("4"))),
+        "a " L (SLOT ("1", "{type: fpga, count: 1}")),
+        "a " L (NODE ("1", SLOT ("1", GPU ("3")))),
+        "a " L (SLOT ("8", CORE ("4"))), "a " L (SLOT ("1", CORE ("1"))),
+        "a " L (SLOT ("2", CORE ("1"))),
+        "a " L (NODE ("2+", SLOT ("1", CORE ("1")))),
+        "s " L (SLOT ("1", CORE ("1"))), "s " L (SLOT ("33", CORE ("1"))),
+        "s " L (SLOT ("1", "{type: fpga, count: 1}")), NULL },
+      { "ENODEV: needs 5 nodes with 1 slot of 2 GPUs each, the resource set "
+        "has 4",
+        "ENODEV: needs 30 slots of 4 cores each, 8 fit",
+        "ENODEV: no resource of type 'fpga'",
+        "ENODEV: needs 1 node with 1 slot of 3 GPUs, the resource set has 0",
+        "0:c0-7 1:c0-7 2:c0-7 3:c0-7",
+        "EBUSY: needs 1 slot of 1 core, 0 fit now",
+        "EBUSY: needs 2 slots of 1 core each, 0 fit now",
+        "EBUSY: needs at least 2 nodes with 1 slot of 1 core each, 0 are "
+        "free",
+        "ok", "ENODEV: needs 33 slots of 1 core each, 32 fit",
+        "ENODEV: no resource of type 'fpga'" } },
+    { "count forms",
+      "nodes=8,cores=1",
+      { "a " L (XNODE ("2", SLOT ("1", CORE ("1")))),
+        "a " L (XNODE ("1-4:2", SLOT ("1", CORE ("1")))),
+        "a " L (XNODE ("\"1,3\"", SLOT ("1", CORE ("1")))), "f 1",
+        "a " L (XNODE ("1+", SLOT ("1", CORE ("1")))), "f 4", "f 2",
+        "a " L (XNODE ("{min: 2, max: 8, operator: '*', operand: 2}",
+                       SLOT ("1", CORE ("1")))),
+        "a " L (XNODE ("3+", SLOT ("1", CORE ("1")))),
+        "a " L (XNODE ("1", SLOT ("1", CORE ("1")))),
+        "a " L (XNODE ("1", SLOT ("1", CORE ("1")))), NULL },
+      { "0:c0 1:c0", "2:c0 3:c0 4:c0", "5:c0 6:c0 7:c0", "ok", "0:c0 1:c0",
+        "ok", "ok", "0:c0 1:c0 2:c0 3:c0",
+        "EBUSY: needs at least 3 nodes with 1 slot of 1 core each, 1 is free",
+        "4:c0", "EBUSY: needs 1 node with 1 slot of 1 core, 0 are free" } },
+    { "range counts take what fits",
+      G1,
+      { "a " L (NODE ("2-3", SLOT ("1", CORE ("1")))),
+        "a " L (NODE ("2+", SLOT ("1", CORE ("1")))),
+        "a " L (NODE ("\"1,3\"", SLOT ("1", CORE ("1")))),
+        "a " L (SLOT ("1", "{type: core, count: \"2-64:2:*\"}")),
+        "a " L (SLOT ("1", "{type: core, count: \"7+\"}")), NULL },
+      { "0:c0 1:c0 2:c0", "0:c1 1:c1 2:c1 3:c0", "0:c2 1:c2 2:c2", "0:c3-6",
+        "3:c1-7" } },
+    { "exclusivity",
+      G1,
+      { "a " L (NODE ("1", SLOT ("1", CORE ("1")))),
+        "a " L (NODE ("1", SLOT ("1", CORE ("1")))),
+        "a " L (XNODE ("1", SLOT ("1", CORE ("1")))),
+        "a " L (SLOT ("1", "{type: core, count: 2, exclusive: false}")),
+        "a " L (SLOT ("1", "{type: core, count: 2, exclusive: false}")),
+        "a " L (XNODE ("2", SLOT ("1", CORE ("1")))),
+        "a " L (SLOT ("1", "{type: node, count: 2, with: [" CORE ("1") "]}")),
+        NULL },
+      { "0:c0", "0:c1", "1:c" W1, "0:c2-3", "0:c2-3", "2:c" W1 " 3:c" W1,
+        "EBUSY: needs 1 slot of 2 nodes with 1 core, 0 fit now" } },
+    { "omitted levels, several resources and slot types",
+      G1,
+      { "a " L (SLOT ("1", CORE ("6"))),
+        "a " L (SLOT ("1", "{type: socket, count: 1, with: [" CORE ("2") "]}")),
+        "a " L (SLOT ("1", GPU ("1"))),
+        "a " L (SLOT ("1", CORE ("1")) "," SLOTT ("1", GPU ("1"))),
+        "a " L (
+            SLOT ("2", CORE ("3")) "," SLOTT ("1", CORE ("2") "," GPU ("2"))),
+        "a " L (SLOT ("1", "{type: node, count: 1, with: [" CORE ("1") "]}")),
+        NULL },
+      { "0:c0-5", "1:c0-3g0", "0:g0", "0:c6g1", "1:c4-6 2:c0-4g0-1",
+        "3:c" W1 } },
+    { "racks and partial release",
+      "nodes=4,racks=2,cores=2",
+      { "a " L (SLOT ("4", CORE ("2"))), "r 1 0-1",
+        "a " L ("{type: rack, count: 1, exclusive: true, with: [" NODE (
+            "2", SLOT ("1", CORE ("1"))) "]}"),
+        "r 1 0", "r 1 2,7", "R 1", "r 1 2", "r 1 3", "r 9 0",
+        "a " L (NODE ("2", SLOT ("1", CORE ("2")))),
+        "a " L ("{type: rack, count: 2, exclusive: true, with: [" NODE (
+            "2", SLOT ("1", CORE ("1"))) "]}"),
+        "r 3 2-3", "f 2",
+        "a " L ("{type: rack, count: 2, exclusive: true, with: [" NODE (
+            "2", SLOT ("1", CORE ("1"))) "]}"),
+        "r 5 0", "a " L (XNODE ("1", SLOT ("1", CORE ("1")))), "r 5 1",
+        "a " L (XNODE ("1", SLOT ("1", CORE ("1")))), NULL },
+      { "0:c0-1 1:c0-1 2:c0-1 3:c0-1", "2:c0-1 3:c0-1", "0:c0-1 1:c0-1",
+        "EINVAL: job 1 does not hold rank 0",
+        "EINVAL: job 1 does not hold rank 7", "2:c0-1 3:c0-1", "3:c0-1", "gone",
+        "ENOENT: job 9 holds no resources", "2:c0-1 3:c0-1",
+        "EBUSY: needs 2 racks with 2 nodes with 1 slot of 1 core each, 0 are "
+        "free",
+        "gone", "ok", "0:c0-1 1:c0-1 2:c0-1 3:c0-1", "1:c0-1 2:c0-1 3:c0-1",
+        "EBUSY: needs 1 node with 1 slot of 1 core, 0 are free",
+        "2:c0-1 3:c0-1", "0:c0-1" } },
+    { "down and drained",
+      "nodes=4,cores=2",
+      { "d 0 down", "a " L (SLOT ("1", CORE ("1"))), "d 1 drained",
+        "a " L (XNODE ("1", SLOT ("1", CORE ("1")))),
+        "a " L (XNODE ("2", SLOT ("1", CORE ("1")))),
+        "s " L (XNODE ("4", SLOT ("1", CORE ("1")))),
+        "a " L (SLOT ("4", CORE ("1"))), "d 0 up",
+        "a " L (XNODE ("1", SLOT ("1", CORE ("1")))), NULL },
+      { "ok", "1:c0", "ok", "2:c0-1",
+        "EBUSY: needs 2 nodes with 1 slot of 1 core each, 1 is free", "ok",
+        "EBUSY: needs 4 slots of 1 core each, 2 fit now", "ok", "0:c0-1" } },
+    { "id filters",
+      G1,
+      { "a " L ("{type: node, count: 1, id: \"2-3\", with: [" SLOT (
+            "1", CORE ("1")) "]}"),
+        "a " L (SLOT ("1", "{type: core, count: 2, id: \"5,7\"}")),
+        "a " L ("{type: node, count: 1, id: \"9\", with: [" SLOT (
+            "1", CORE ("1")) "]}"),
+        "a " L (SLOT ("1", "{type: core, count: 1, id: \"x\"}")),
+        "a " L (SLOT ("1", "{type: core, count: 1, id: \"0-4294967294\"}")),
+        NULL },
+      { "2:c0", "0:c5,7",
+        "ENODEV: needs 1 node with 1 slot of 1 core, the resource set has "
+        "0",
+        "EINVAL: core: id: idset: \"x\": unexpected character 'x' at "
+        "offset 0",
+        "0:c0" } },
+    { "memory pools",
+      "nodes=2,sockets=2,cores=2,memory=256GB",
+      { "a " L (SLOT ("1", CORE ("1") "," MEM ("100"))),
+        "a " L (SLOT ("1", CORE ("1") "," MEM ("150"))),
+        "a " L (SLOT ("1", CORE ("1") "," MEM ("10"))),
+        "a " L (NODE ("1", SLOT ("1", MEM ("300")))),
+        "a " L (SLOT ("1", CORE ("1") "," MEMU ("6000", "MB"))),
+        "a " L (SLOT ("1", CORE ("1") "," MEMU ("1", "TB"))),
+        "a " L (SLOT ("1", CORE ("1") "," MEMU ("1", "widgets"))),
+        "a " L (SLOT ("1", CORE ("1") "," MEM ("250"))),
+        "a " L (MEM ("1000") "," SLOT ("1", CORE ("1"))),
+        "a " L (MEM ("500") "," SLOT ("1", CORE ("1"))),
+        "a " L (SLOT ("1", MEM ("1+"))),
+        "a " L (SLOT ("1", "{type: memory, count: 1, with: [" CORE ("1") "]}")),
+        NULL },
+      { "0:c0", "0:c1", "1:c0",
+        "ENODEV: needs 1 node with 1 slot of 300 GB of memory, the resource "
+        "set has 0",
+        "0:c2", "ENODEV: needs 1 slot of 1 core and 1 TB of memory, 0 fit",
+        "ENODEV: needs memory in unit 'widgets', which does not convert to "
+        "the resource set's 'GB'",
+        "EBUSY: needs 1 slot of 1 core and 250 GB of memory, 0 fit now",
+        "ENODEV: needs 1000 GB of memory, the resource set has 512 GB",
+        "EBUSY: needs 500 GB of memory, 246 GB are free", "1:-",
+        "EINVAL: memory: a pool cannot hold other resources" } },
+    { "numa, MB pools, pools without unit",
+      "numa",
+      { "a " L (SLOT ("1", CORE ("1") "," MEM ("1"))),
+        "a " L (SLOT ("1", CORE ("1") "," MEMU ("100", "MB"))),
+        "a " L (SLOT ("1", CORE ("1") ", {type: bb, count: 4}")),
+        "a " L (SLOT ("1", "{type: bb, count: 7}")),
+        "a " L (SLOT ("1", "{type: bb, count: 4, unit: GB}")),
+        "a " L (
+            SLOT ("1", "{type: numanode, count: 1, with: [" CORE ("2") "]}")),
+        "a " L (
+            SLOT ("1", "{type: numanode, count: 2, with: [" CORE ("2") "]}")),
+        NULL },
+      { "0:c0", "0:c1", "0:c2", "1:-",
+        "ENODEV: needs bb in unit 'GB', which does not convert to the "
+        "resource set's '(none)'",
+        "1:c0-1", "2:c0-3" } },
+    { "constraints",
+      "numa",
+      { "a " L (SLOT ("1", CORE ("1"))) " @ {properties: [small]}",
+        "a " L (SLOT ("1", CORE ("1"))) " @ {hostlist: [node2]}",
+        "a " L (SLOT ("1", CORE ("1"))) " @ {properties: [fast]}",
+        "a " L (SLOT ("1", CORE ("1"))) " @ {ranks: [\"1-2\"]}",
+        "a " L (SLOT ("1", CORE ("1"))) " @ {not: [{properties: [big]}]}",
+        "a " L (SLOT ("1", CORE ("1"))) " @ {or: [{properties: [nosuch]}, "
+                                        "{hostlist: [node2]}]}",
+        "a " L (SLOT ("1", CORE ("1"))) " @ {and: [{properties: [big]}, "
+                                        "{ranks: [\"1\"]}]}",
+        "a " L (XNODE ("2", SLOT ("1", CORE ("1")))) " @ {properties: "
+                                                     "[big]}",
+        "a " L (XNODE ("1", SLOT ("1", CORE ("1")))) " @ {properties: "
+                                                     "[^small]}",
+        "s " L (XNODE ("1", SLOT ("1", CORE ("1")))) " @ {properties: "
+                                                     "[nosuch]}",
+        "a " L (SLOT ("1", CORE ("3"))) " @ {hostlist: [node0]}",
+        "a " L (SLOT ("1", CORE ("1"))) " @ {hostlist: [node0]}", NULL },
+      { "1:c0", "2:c0", "0:c0", "1:c1", "1:c2", "2:c1",
+        "ENODEV: needs 1 slot of 1 core, 0 fit matching the constraints",
+        "ENODEV: needs 2 nodes with 1 slot of 1 core each, the resource set "
+        "has 1 matching the constraints",
+        "EBUSY: needs 1 node with 1 slot of 1 core, 0 are free",
+        "ENODEV: needs 1 node with 1 slot of 1 core, the resource set has 0 "
+        "matching the constraints",
+        "0:c1-3",
+        "EBUSY: needs 1 slot of 1 core, 0 fit matching the constraints "
+        "now" } },
+    { "constraints below exclusive racks",
+      "racks",
+      { "a " XRACK1 " @ {properties: [fast]}",
+        "a " XRACK1 " @ {properties: [fast]}",
+        "s " XRACK2 " @ {properties: [fast]}",
+        "a " XRACK1 " @ {properties: [^fast]}",
+        "a " L (RACK ("1", NODE ("1", SLOT ("1", CORE ("1"))))) " @ {ranks: "
+                                                                "[\"1\"]}",
+        "f 4", "a " XRACK1 " @ {ranks: [\"0-1\"]}", "f 1",
+        "a " XRACK1 " @ {hostlist: [\"node[0,2-3]\"]}", "a " XRACK1, NULL },
+      { "2:c0-1 3:c0-1",
+        "EBUSY: needs 1 rack with 1 node with 1 slot of 1 core, 0 matching "
+        "the constraints are free",
+        "ENODEV: needs 2 racks with 1 node with 1 slot of 1 core each, the "
+        "resource set has 1 matching the constraints",
+        "ENODEV: needs 1 rack with 1 node with 1 slot of 1 core, the resource "
+        "set has 0 matching the constraints",
+        "1:c0", "ok", "0:c0-1 1:c0-1", "ok", "2:c0-1 3:c0-1",
+        "EBUSY: needs 1 rack with 1 node with 1 slot of 1 core, 0 are "
+        "free" } },
+};
+
+/* --- other tests ---------------------------------------------------------- */
+
+static void test_api (void)
+{
+    struct rp_graph *g = rp_graph_create ();
+    struct rp_matcher *m;
+    struct rp_plugin v = { .instance = "v", .kind = RP_PLUGIN_VALIDATE };
+    uint64_t id = 0;
+    rp_error_t e;
+
+    errno = 0;
+    ok (rp_matcher_create (g, &e) == NULL && errno == EINVAL,
+        "rp_matcher_create refuses a graph that is not finalized");
+    is (e.text, "matcher: the graph is not finalized", "with its message");
+    errno = 0;
+    ok (rp_matcher_create (NULL, &e) == NULL && errno == EINVAL,
+        "rp_matcher_create (NULL) fails with EINVAL");
+    m = matcher ("nodes=1");
+    is (rp_matcher_policy_name (m), "first", "the built-in policy is first");
+    errno = 0;
+    ok (rp_matcher_set_policy (m, &v, &e) < 0 && errno == EINVAL,
+        "set_policy refuses a plugin of another kind");
+    is (e.text, "matcher: plugin 'v' is not a match policy",
+        "with its message");
+    errno = 0;
+    ok (rp_matcher_allocate (m, 1, NULL, 0, &e) == NULL && errno == EINVAL,
+        "allocate with no jobspec fails with EINVAL");
+    errno = 0;
+    ok (rp_matcher_job_rset (m, 1) == NULL && errno == ENOENT,
+        "job_rset of an unknown job: ENOENT");
+    ok (rp_matcher_njobs (m) == 0 && !rp_matcher_job_first (m, &id), "no jobs");
+    rp_matcher_destroy (m);
+    rp_matcher_destroy (NULL);
+}
+
+static void test_jobs_and_times (void)
+{
+    struct rp_matcher *m = matcher ("nodes=4,cores=2");
+    struct rp_jobspec *js = jobspec (L (SLOT ("1", CORE ("2"))), NULL, 60);
+    struct rp_rset *R;
+    uint64_t id = 0;
+    rp_error_t e;
+    char buf[256];
+    json_t *st;
+    char *s;
+
+    R = rp_matcher_allocate (m, 30, js, 1000, &e);
+    ok (R && rp_rset_starttime (R) == 1000 && rp_rset_expiration (R) == 1060,
+        "starttime = now, expiration = now + duration");
+    rp_rset_destroy (R);
+    rp_rset_destroy (rp_matcher_allocate (m, 10, js, 1000, &e));
+    rp_rset_destroy (rp_matcher_allocate (m, 20, js, 1000, &e));
+    ok (rp_matcher_njobs (m) == 3, "three jobs");
+    ok (rp_matcher_job_first (m, &id) && id == 10, "first job is 10");
+    ok (rp_matcher_job_next (m, &id) && id == 20, "next is 20");
+    ok (rp_matcher_job_next (m, &id) && id == 30, "next is 30");
+    ok (!rp_matcher_job_next (m, &id), "then none");
+    summary (rp_matcher_job_rset (m, 20), buf, sizeof (buf));
+    is (buf, "2:c0-1", "job_rset of job 20");
+    st = rp_matcher_stat (m);
+    s = json_dumps (st, JSON_SORT_KEYS | JSON_COMPACT);
+    is (s,
+        "{\"jobs\":3,\"types\":{\"cluster\":{\"down\":0,\"free\":0,"
+        "\"total\":1},\"core\":{\"down\":0,\"free\":2,\"total\":8},"
+        "\"node\":{\"down\":0,\"free\":1,\"total\":4},\"socket\":{\"down\":0,"
+        "\"free\":1,\"total\":4}},\"vertices\":17}",
+        "rp_matcher_stat");
+    free (s);
+    json_decref (st);
+    (void)rp_graph_set_state (rp_matcher_graph (m),
+                              rp_graph_rank_vertex (rp_matcher_graph (m), 3),
+                              RP_VERTEX_DRAINED, &e);
+    st = rp_matcher_stat (m);
+    s = json_dumps (json_object_get (st, "types"),
+                    JSON_SORT_KEYS | JSON_COMPACT);
+    is (s,
+        "{\"cluster\":{\"down\":0,\"free\":0,\"total\":1},\"core\":{"
+        "\"down\":2,\"free\":0,\"total\":8},\"node\":{\"down\":1,"
+        "\"free\":0,\"total\":4},\"socket\":{\"down\":1,\"free\":0,"
+        "\"total\":4}}",
+        "rp_matcher_stat counts a drained node's subtree as down");
+    free (s);
+    json_decref (st);
+    rp_jobspec_destroy (js);
+    rp_matcher_destroy (m);
+}
+
+/* rp_matcher_check finds a hold that no job record has. */
+static void test_check (void)
+{
+    struct rp_matcher *m = matcher ("nodes=2,cores=2");
+    struct rp_jobspec *js = jobspec (L (SLOT ("1", CORE ("1"))), NULL, 0);
+    struct rp_graph *g = rp_matcher_graph (m);
+    struct rp_gstate *s = graph_live (g);
+    rp_vertex_t core1 = rp_graph_child_next (
+        g, rp_graph_child_first (
+               g, rp_graph_child_first (g, rp_graph_rank_vertex (g, 0))));
+    rp_error_t e;
+
+    rp_rset_destroy (rp_matcher_allocate (m, 1, js, 0, &e));
+    ok (rp_matcher_check (m, &e) == 0, "check: consistent after a match");
+    ok (gstate_take (s, core1, 1, true) == 0, "take core1 behind its back");
+    errno = 0;
+    ok (rp_matcher_check (m, &e) < 0 && errno == EPROTO,
+        "check: fails with EPROTO");
+    is (e.text, "core1: 1 units used, the jobs hold 0", "check: says where");
+    ok (gstate_put (s, core1, 1, true) == 0 && rp_matcher_check (m, &e) == 0,
+        "check: consistent again");
+    ok (rp_matcher_free (m, 1, &e) == 0 && rp_matcher_check (m, &e) == 0
+            && gstate_idle (s, rp_graph_root (g)),
+        "free: the graph is idle again");
+    rp_jobspec_destroy (js);
+    rp_matcher_destroy (m);
+}
+
+/* The allocated part of every pool of type in R's scheduling graph, as
+ * "name:size ..." */
+static void sched_sizes (const struct rp_rset *R, const char *type, char *buf,
+                         size_t size)
+{
+    json_t *nodes = json_object_get (
+        json_object_get ((json_t *)rp_rset_scheduling (R), "graph"), "nodes");
+    size_t i, len = 0;
+    json_t *n;
+
+    buf[0] = '\0';
+    json_array_foreach (nodes, i, n) {
+        json_t *md = json_object_get (n, "metadata");
+        const char *t = json_string_value (json_object_get (md, "type"));
+        if (t && strcmp (t, type) == 0)
+            len += snprintf (
+                buf + len, size - len, "%s%s:%lld%s", len ? " " : "",
+                json_string_value (json_object_get (md, "name")),
+                (long long)json_integer_value (json_object_get (md, "size")),
+                json_is_true (json_object_get (md, "exclusive")) ? "x" : "");
+        if (len >= size)
+            break;
+    }
+}
+
+static void test_scheduling (void)
+{
+    struct rp_matcher *m = matcher ("nodes=2,sockets=2,cores=2,memory=256GB");
+    struct rp_jobspec *a =
+        jobspec (L (SLOT ("1", CORE ("1") "," MEM ("100"))), NULL, 0);
+    struct rp_jobspec *b =
+        jobspec (L (SLOT ("1", CORE ("1") "," MEM ("150"))), NULL, 0);
+    struct rp_jobspec *c =
+        jobspec (L (XNODE ("1", SLOT ("1", CORE ("1")))), NULL, 0);
+    struct rp_rset *R;
+    rp_error_t e;
+    char buf[512];
+
+    R = rp_matcher_allocate (m, 1, a, 0, &e);
+    rp_rset_destroy (R);
+    R = rp_matcher_allocate (m, 2, b, 0, &e);
+    sched_sizes (R, "memory", buf, sizeof (buf));
+    is (buf, "memory0:28x memory1:122x",
+        "scheduling: a pool amount taken from two pools");
+    sched_sizes (R, "core", buf, sizeof (buf));
+    is (buf, "core1:1x", "scheduling: the core, exclusive");
+    sched_sizes (R, "node", buf, sizeof (buf));
+    is (buf, "node0:1", "scheduling: its node, shared");
+    rp_rset_destroy (R);
+    R = rp_matcher_allocate (m, 3, c, 0, &e);
+    sched_sizes (R, "memory", buf, sizeof (buf));
+    is (buf, "memory0:128x memory1:128x",
+        "scheduling: an exclusive node holds its pools whole");
+    sched_sizes (R, "node", buf, sizeof (buf));
+    is (buf, "node1:1x", "scheduling: the exclusive node");
+    rp_rset_destroy (R);
+    rp_jobspec_destroy (a);
+    rp_jobspec_destroy (b);
+    rp_jobspec_destroy (c);
+    rp_matcher_destroy (m);
+}
+
+/* The same sequence twice gives byte-identical R. */
+static char *determinism_run (void)
+{
+    static const char *res[] = {
+        L (SLOT ("3", CORE ("3"))),
+        L (NODE ("2", SLOT ("1", CORE ("1") "," GPU ("1")))),
+        L (XNODE ("1", SLOT ("1", CORE ("1")))),
+        L (SLOT ("1", CORE ("5"))),
+        L (NODE ("1+", SLOT ("1", CORE ("1")))),
+    };
+    struct rp_matcher *m = matcher (G1);
+    size_t size = 1 << 20, len = 0;
+    char *all = calloc (1, size);
+    rp_error_t e;
+
+    for (int round = 0; round < 3; round++)
+        for (size_t i = 0; i < sizeof (res) / sizeof (res[0]); i++) {
+            uint64_t id = round * 10 + i + 1;
+            struct rp_jobspec *js = jobspec (res[i], NULL, 0);
+            struct rp_rset *R = rp_matcher_allocate (m, id, js, 5, &e);
+            char *s = R ? rp_rset_encode (R, 0) : strdup (e.text);
+            len += snprintf (all + len, size - len, "%s\n", s);
+            free (s);
+            rp_rset_destroy (R);
+            rp_jobspec_destroy (js);
+            if (i % 2 == 1)
+                (void)rp_matcher_free (m, id - 1, &e);
+        }
+    rp_matcher_destroy (m);
+    return all;
+}
+
+static void test_determinism (void)
+{
+    char *a = determinism_run ();
+    char *b = determinism_run ();
+
+    ok (a && b && strlen (a) > 1000 && strcmp (a, b) == 0,
+        "the same sequence twice gives byte-identical R");
+    free (a);
+    free (b);
+}
+
+/* --- policies ------------------------------------------------------------- */
+
+struct fake {
+    int mode;
+    int calls;
+    int request_type;             /* of the last call for a core request */
+    uint64_t count_need;          /* the largest seen for a core request */
+    uint64_t unit_need_core;      /* of the last call for a core request */
+    uint64_t slot_count_need;     /* the largest seen for the slot */
+    uint64_t slot_unit_need_core; /* of the last call for the slot */
+    int64_t core_rank;            /* the lowest rank scored for a core */
+    bool sat;
+};
+
+static struct fake fake;
+
+static int fake_score (struct rp_plugin *p, const struct rp_match *m,
+                       rp_vertex_t v, int64_t *score)
+{
+    const struct rp_graph *g = rp_match_graph (m);
+    int core = rp_graph_type_index (g, "core");
+
+    fake.calls++;
+    if (rp_match_request_type (m) == -1) {
+        if (rp_match_count_need (m) > fake.slot_count_need)
+            fake.slot_count_need = rp_match_count_need (m);
+        fake.slot_unit_need_core = rp_match_unit_need (m, core);
+    } else {
+        fake.request_type = rp_match_request_type (m);
+        if (rp_match_count_need (m) > fake.count_need)
+            fake.count_need = rp_match_count_need (m);
+        fake.unit_need_core = rp_match_unit_need (m, core);
+        if (rp_match_request_type (m) == core
+            && rp_graph_vertex_rank (g, v) < fake.core_rank)
+            fake.core_rank = rp_graph_vertex_rank (g, v);
+    }
+    fake.sat = rp_match_is_satisfiability (m);
+    if (fake.mode == 1) {
+        snprintf (p->error, sizeof (p->error), "boom");
+        return -1;
+    }
+    /* Prefer higher ranks, and free subtrees. */
+    *score = rp_graph_vertex_rank (g, v) * 100
+             + (int64_t)rp_match_subtree_free (m, v, core);
+    return 0;
+}
+
+static int fake_prune (struct rp_plugin *p, const struct rp_match *m,
+                       rp_vertex_t v)
+{
+    (void)p;
+    if (fake.mode == 2)
+        return 7;
+    if (rp_graph_vertex_rank (rp_match_graph (m), v) == 1)
+        return RP_WALK_SKIP;
+    return RP_WALK_CONTINUE;
+}
+
+static int fake_order (struct rp_plugin *p, const struct rp_match *m,
+                       rp_vertex_t *v, size_t n)
+{
+    (void)p;
+    (void)m;
+    if (fake.mode == 3 && n > 1) {
+        v[0] = v[1]; /* a duplicate: not a permutation */
+        return 0;
+    }
+    if (fake.mode == 4) {
+        snprintf (p->error, sizeof (p->error), "no order today");
+        return -1;
+    }
+    for (size_t i = 0; i < n / 2; i++) {
+        rp_vertex_t t = v[i];
+        v[i] = v[n - 1 - i];
+        v[n - 1 - i] = t;
+    }
+    return 0;
+}
+
+struct pcase {
+    const char *name;
+    struct rp_match_ops ops;
+    int mode;
+    const char *res;
+    const char *expect;
+};
+
+static const struct pcase pcases[] = {
+    { "order HIGH",
+      { .order = RP_MATCH_HIGH, .stop_after = 1 },
+      0,
+      L (SLOT ("1", CORE ("1"))),
+      "3:c7" },
+    { "order LOW, stop_after 1",
+      { .order = RP_MATCH_LOW, .stop_after = 1 },
+      0,
+      L (SLOT ("1", CORE ("1"))),
+      "0:c0" },
+    { "score: higher ranks first",
+      { .stop_after = 0, .score = fake_score },
+      0,
+      L (NODE ("2", SLOT ("1", CORE ("1")))),
+      "2:c0 3:c0" },
+    { "prune skips rank 1",
+      { .stop_after = 1, .prune = fake_prune },
+      0,
+      L (NODE ("2", SLOT ("1", CORE ("1")))),
+      "0:c0 2:c0" },
+    { "order_candidates reverses",
+      { .stop_after = 0, .order_candidates = fake_order },
+      0,
+      L (NODE ("1", SLOT ("1", CORE ("1")))),
+      "3:c7" },
+    { "order_candidates, stop_after 2",
+      { .stop_after = 2, .order_candidates = fake_order },
+      0,
+      L (NODE ("1", SLOT ("1", CORE ("1")))),
+      "1:c1" },
+    { "score fails",
+      { .score = fake_score },
+      1,
+      L (SLOT ("1", CORE ("1"))),
+      "EPROTO: policy 'fake': score failed: boom" },
+    { "prune returns 7",
+      { .prune = fake_prune },
+      2,
+      L (SLOT ("1", CORE ("1"))),
+      "EPROTO: policy 'fake': prune returned 7 (not CONTINUE or SKIP)" },
+    { "order_candidates duplicates",
+      { .order_candidates = fake_order },
+      3,
+      L (NODE ("1", SLOT ("1", CORE ("1")))),
+      "EPROTO: policy 'fake': order_candidates did not return a permutation "
+      "of the candidates" },
+    { "order_candidates fails",
+      { .order_candidates = fake_order },
+      4,
+      L (NODE ("1", SLOT ("1", CORE ("1")))),
+      "EPROTO: policy 'fake': order_candidates failed: no order today" },
+    { "unknown order",
+      { .order = 9 },
+      0,
+      L (SLOT ("1", CORE ("1"))),
+      "EPROTO: policy 'fake': unknown order 9" },
+};
+
+static void test_policies (void)
+{
+    for (size_t i = 0; i < sizeof (pcases) / sizeof (pcases[0]); i++) {
+        const struct pcase *c = &pcases[i];
+        struct rp_plugin p = { .instance = "fake", .kind = RP_PLUGIN_MATCH };
+        struct rp_matcher *m = matcher (G1);
+        struct rp_jobspec *js = jobspec (c->res, NULL, 0);
+        struct rp_rset *R;
+        rp_error_t e;
+        char out[512];
+
+        p.match = c->ops;
+        p.match.size = sizeof (p.match);
+        fake.mode = c->mode;
+        ok (rp_matcher_set_policy (m, &p, &e) == 0
+                && strcmp (rp_matcher_policy_name (m), "fake") == 0,
+            "%s: set_policy", c->name);
+        if ((R = rp_matcher_allocate (m, 1, js, 0, &e))) {
+            summary (R, out, sizeof (out));
+            rp_rset_destroy (R);
+        } else
+            error_text (out, sizeof (out), errno, e.text);
+        is (out, c->expect, "%s", c->name);
+        ok (rp_matcher_check (m, &e) == 0
+                && rp_matcher_njobs (m)
+                       == (R || !strchr (c->expect, ':')
+                               ? 1
+                               : (size_t)(out[0] != 'E')),
+            "%s: state consistent", c->name);
+        rp_jobspec_destroy (js);
+        rp_matcher_destroy (m);
+    }
+}
+
+/* With a policy that scores, the first pass decides from the aggregates
+ * whether a node whose request holds only slots and leaf types fits: the
+ * cores below the nodes it does not retake (ranks 0 and 1: the fake
+ * prefers higher ranks) are never looked at.  A socket (not a leaf type)
+ * in the request makes the first pass place the cores below every node. */
+static void test_first_pass (void)
+{
+    static const struct {
+        const char *res;
+        int64_t rank;
+        const char *expect;
+    } cases[] = {
+        { L (NODE ("2", SLOT ("1", CORE ("1")))), 2, "2:c0 3:c0" },
+        { L (XNODE ("2", SLOT ("1", CORE ("1")))), 2, "2:c" W1 " 3:c" W1 },
+        { L (NODE ("2", "{type: socket, count: 1, with: [" SLOT (
+                            "1", CORE ("1")) "]}")),
+          0, "2:c0 3:c0" },
+    };
+
+    for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
+        struct rp_plugin p = { .instance = "fake", .kind = RP_PLUGIN_MATCH };
+        struct rp_matcher *m = matcher (G1);
+        struct rp_jobspec *js = jobspec (cases[i].res, NULL, 0);
+        struct rp_rset *R;
+        rp_error_t e;
+        char out[512] = "";
+
+        p.match = (struct rp_match_ops){ .size = sizeof (p.match),
+                                         .score = fake_score };
+        fake = (struct fake){ .core_rank = INT64_MAX };
+        if (rp_matcher_set_policy (m, &p, &e) < 0)
+            BAIL_OUT ("set_policy: %s", e.text);
+        if ((R = rp_matcher_allocate (m, 1, js, 0, &e)))
+            summary (R, out, sizeof (out));
+        is (out, cases[i].expect, "first pass %zu: the allocation", i + 1);
+        cmp_ok (fake.core_rank, ==, cases[i].rank,
+                "first pass %zu: lowest rank scored for a core", i + 1);
+        rp_rset_destroy (R);
+        rp_jobspec_destroy (js);
+        rp_matcher_destroy (m);
+    }
+}
+
+static void test_accessors (void)
+{
+    struct rp_plugin p = { .instance = "fake", .kind = RP_PLUGIN_MATCH };
+    struct rp_matcher *m = matcher (G1);
+    struct rp_jobspec *js = jobspec (L (SLOT ("2", CORE ("3"))), NULL, 0);
+    rp_error_t e;
+
+    p.match =
+        (struct rp_match_ops){ .size = sizeof (p.match), .score = fake_score };
+    fake.mode = 0;
+    fake.calls = 0;
+    (void)rp_matcher_set_policy (m, &p, &e);
+    rp_rset_destroy (rp_matcher_allocate (m, 1, js, 0, &e));
+    ok (fake.calls > 0, "score was called");
+    ok (fake.request_type == rp_graph_type_index (rp_matcher_graph (m), "core"),
+        "rp_match_request_type: the core request's type index");
+    ok (fake.unit_need_core == 1, "rp_match_unit_need: a core needs itself");
+    ok (fake.count_need == 3, "rp_match_count_need: 3 cores at first");
+    ok (fake.slot_unit_need_core == 3, "rp_match_unit_need: 3 cores per slot");
+    ok (fake.slot_count_need == 2, "rp_match_count_need: 2 slots at first");
+    ok (!fake.sat, "not a satisfiability check");
+    ok (rp_matcher_satisfiability (m, js, &e) == 0 && fake.sat,
+        "rp_match_is_satisfiability in a satisfiability check");
+    ok (rp_match_graph (NULL) == NULL && rp_match_count_need (NULL) == 0
+            && rp_match_vertex_free (NULL, 0) == 0,
+        "accessors accept NULL");
+    rp_jobspec_destroy (js);
+    rp_matcher_destroy (m);
+}
+
+int main (void)
+{
+    plan (NO_PLAN);
+    for (size_t i = 0; i < sizeof (seqs) / sizeof (seqs[0]); i++)
+        run_seq (&seqs[i]);
+    test_api ();
+    test_jobs_and_times ();
+    test_check ();
+    test_scheduling ();
+    test_determinism ();
+    test_policies ();
+    test_first_pass ();
+    test_accessors ();
+    return done_testing ();
+}
