@@ -131,7 +131,8 @@ struct job {
     uint64_t id;
     struct hold *holds;
     size_t nholds;
-    struct rp_rset *R;
+    struct rp_rset *R;    /* without the scheduling key */
+    struct rp_rset *Rjgf; /* with it: built when asked, until the job changes */
     double starttime;
     double expiration;
 };
@@ -329,6 +330,7 @@ static void job_destroy (struct job *j)
     if (j) {
         free (j->holds);
         rp_rset_destroy (j->R);
+        rp_rset_destroy (j->Rjgf);
         free (j);
     }
 }
@@ -479,6 +481,9 @@ static void job_remove (struct rp_matcher *m, uint64_t jobid)
     }
 }
 
+static struct rp_rset *rset_with_scheduling (const struct rp_graph *g,
+                                             const struct job *j);
+
 const struct rp_rset *rp_matcher_job_rset (const struct rp_matcher *m,
                                            uint64_t jobid)
 {
@@ -488,7 +493,9 @@ const struct rp_rset *rp_matcher_job_rset (const struct rp_matcher *m,
         errno = ENOENT;
         return NULL;
     }
-    return j->R;
+    if (!j->Rjgf)
+        j->Rjgf = rset_with_scheduling (m->g, j);
+    return j->Rjgf;
 }
 
 size_t rp_matcher_njobs (const struct rp_matcher *m)
@@ -1864,31 +1871,46 @@ done:
     return o;
 }
 
+/* The R of holds, without the scheduling key: what a job record keeps
+ * (the allocated subgraph of a whole node is about a hundred JSON objects;
+ * kept for every job it made memory, and the allocator's work, grow with
+ * the number of jobs). */
 static struct rp_rset *rset_build (const struct rp_graph *g,
                                    const struct hold *holds, size_t n,
                                    double start, double expiration,
                                    rp_error_t *error)
 {
     struct rp_rset *R = rp_rset_create ();
-    json_t *o = NULL;
 
     if (!R) {
         rp_error_set (error, ENOMEM, "out of memory");
         return NULL;
     }
     if (rset_targets (R, g, holds, n, error) < 0
-        || rp_rset_set_times (R, start, expiration, error) < 0)
-        goto error;
-    if (!(o = scheduling (g, holds, n)) || rp_rset_set_scheduling (R, o) < 0) {
-        rp_error_set (error, ENOMEM, "out of memory");
-        goto error;
+        || rp_rset_set_times (R, start, expiration, error) < 0) {
+        rp_rset_destroy (R);
+        return NULL;
+    }
+    return R;
+}
+
+/* A copy of the job's R with the allocated subgraph as its scheduling
+ * key.  NULL on ENOMEM. */
+static struct rp_rset *rset_with_scheduling (const struct rp_graph *g,
+                                             const struct job *j)
+{
+    struct rp_rset *R = rp_rset_copy (j->R);
+    json_t *o = NULL;
+
+    if (!R || !(o = scheduling (g, j->holds, j->nholds))
+        || rp_rset_set_scheduling (R, o) < 0) {
+        json_decref (o);
+        rp_rset_destroy (R);
+        errno = ENOMEM;
+        return NULL;
     }
     json_decref (o);
     return R;
-error:
-    json_decref (o);
-    rp_rset_destroy (R);
-    return NULL;
 }
 
 /* --- matching ------------------------------------------------------------- */
@@ -2019,7 +2041,7 @@ struct rp_rset *rp_matcher_allocate (struct rp_matcher *m, uint64_t jobid,
     if (!(j->R = rset_build (m->g, j->holds, j->nholds, j->starttime,
                              j->expiration, error)))
         goto undo;
-    if (!(R = rp_rset_copy (j->R)) || job_insert (m, j) < 0)
+    if (!(R = rset_with_scheduling (m->g, j)) || job_insert (m, j) < 0)
         goto nomem;
     match_cleanup (&x);
     return R;
@@ -2186,6 +2208,8 @@ int rp_matcher_release (struct rp_matcher *m, uint64_t jobid,
     (void)holds_put (m, dropped, ndropped);
     free (j->holds);
     rp_rset_destroy (j->R);
+    rp_rset_destroy (j->Rjgf);
+    j->Rjgf = NULL;
     j->holds = kept;
     j->nholds = nkept;
     j->R = R;

@@ -125,8 +125,9 @@ int rp_matcher_free (struct rp_matcher *m, uint64_t jobid, rp_error_t *error);
 int rp_matcher_release (struct rp_matcher *m, uint64_t jobid,
                         const struct rp_idset *ranks, rp_error_t *error);
 
-/* A job's current R, borrowed until the job changes; NULL (ENOENT) for an
- * unknown job. */
+/* A job's current R with its scheduling key, borrowed until the job
+ * changes; NULL with ENOENT for an unknown job (ENOMEM: out of memory).
+ * The matcher builds the scheduling key when it is first asked for. */
 const struct rp_rset *rp_matcher_job_rset (const struct rp_matcher *m,
                                            uint64_t jobid);
 /* Jobs holding resources, and their ids in ascending order: the first, and
