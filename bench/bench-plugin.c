@@ -65,23 +65,6 @@ static const char jobspec_yaml[] = "version: 1\n"
  * refuses a plugin below a directory others can write, /tmp included. */
 static char dir[4096];
 
-static void copy_file (const char *from, const char *to)
-{
-    FILE *in = fopen (from, "rb");
-    FILE *out = in ? fopen (to, "wb") : NULL;
-    char buf[65536];
-    size_t n;
-
-    if (!in || !out)
-        die ("cannot copy %s to %s: %s", from, to, strerror (errno));
-    while ((n = fread (buf, 1, sizeof (buf), in)) > 0)
-        if (fwrite (buf, 1, n, out) != n)
-            die ("write %s: %s", to, strerror (errno));
-    fclose (in);
-    if (fclose (out) != 0)
-        die ("write %s: %s", to, strerror (errno));
-}
-
 /* A configuration of n validators p0.so..p(n-1).so; returns its path. */
 static char *write_config (int n)
 {

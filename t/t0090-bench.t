@@ -36,4 +36,19 @@ test_expect_success 'bench-plugin fails clearly on a missing plugin' '
 	test_expect_code 1 "$BENCH/bench-plugin" --quick --plugin=/nonexistent.so 2>err &&
 	grep "^bench-plugin: cannot copy /nonexistent.so" err
 '
+test_expect_success 'bench-match --quick prints its tables' '
+	"$BENCH/bench-match" --quick >out &&
+	grep "^| nodes | vertices | build" out &&
+	grep "^| 32 | first | slot4 |" out &&
+	grep "^| 32 | first | node-x |" out &&
+	grep "^| 32 | first | 2n-4g |" out &&
+	grep "^| first | slot4 |" out &&
+	for p in low high pack spread locality; do
+		grep "^| 32 | $p | slot4 |" out || return 1
+	done
+'
+test_expect_success 'bench-match rejects a bad --budget (exit 1)' '
+	test_expect_code 1 "$BENCH/bench-match" --budget=-1 2>err &&
+	grep "^bench-match: --budget: not a positive number: -1" err
+'
 test_done

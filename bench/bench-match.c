@@ -1,0 +1,537 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* bench-match: the cost of building a resource graph (RFC 4) and of
+ * matching jobspecs against it (core/match.c), as Markdown tables.
+ *
+ *   bench/bench-match [--quick] [--plugindir=DIR] [--budget=SECONDS]
+ *                     [--policy=NAME] [--sizes=N,N,N]
+ *
+ * Clusters are generated with nodes=1024, 4096 and 16384 (--sizes: three
+ * others; --quick: 8, 16 and 32), sockets=2, cores=32, gpus=4,
+ * memory=256GB.  --policy runs one policy only.  For each size the
+ * build row reports the CPU time of rp_graph_generate, the heap it holds
+ * (mallinfo2 in-use bytes before and after) and the growth of the peak
+ * resident size (getrusage ru_maxrss).
+ *
+ * Then, for each policy (the built-in first fit, and the plugins low,
+ * high, pack, spread and locality when they load) and each job stream
+ *   slot4    1 slot of 4 cores
+ *   node-x   1 node, exclusive
+ *   2n-4g    2 nodes with 4 GPUs each
+ * the cluster is filled until the first EBUSY, then a random half of the
+ * jobs (fixed seed) is freed in random order and the cluster refilled
+ * until EBUSY again.  Each phase reports microseconds of CPU time per
+ * match (allocate, including the R it returns and destroying it) or per
+ * free.  A phase stops early after --budget CPU seconds (default 4;
+ * --quick: 0.05): its row then says "partial", and its numbers are the
+ * average over the matches made.  The last table is the growth of the fill cost
+ * per 4x nodes: nearly flat (about 1x) is what the aggregates promise for first
+ * fit; linear work in the cluster size shows about 4x.
+ *
+ * Every phase is checked before it is reported: a fill that was not cut
+ * short must have placed exactly the jobs the cluster holds (16 per node,
+ * 1 per node, 1 per 2 nodes), a refill exactly the jobs freed, and
+ * rp_matcher_check must pass after each stream; the program exits 1
+ * otherwise, so the table never shows the speed of a wrong answer.
+ *
+ * Plugins: DIR is $RESPOL_BUILD_MATCHDIR, else plugins/match/.libs of the
+ * current (build) directory.  The loader refuses plugins below a directory
+ * others can write (/tmp included), so they are copied to a private
+ * directory under $HOME and loaded by name through a configuration whose
+ * plugin-path is that directory.  A policy that does not load is reported
+ * and left out.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <malloc.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "respol/config.h"
+#include "respol/diag.h"
+#include "respol/graph.h"
+#include "respol/jobspec.h"
+#include "respol/match.h"
+#include "respol/rset.h"
+
+#define BENCH_NAME "bench-match"
+#include "bench.h"
+
+#define NSIZES 3
+#define NSTREAMS 3
+#define MAXPOLICIES 6
+
+static bool quick;
+static double budget = 4.0;
+static const char *only_policy; /* --policy: run this one only */
+static int sizes[NSIZES] = { 1024, 4096, 16384 };
+static bool sizes_set;
+static char dir[4096]; /* private plugin directory, "" when none */
+
+static const char *plugin_names[] = { "low", "high", "pack", "spread",
+                                      "locality" };
+
+struct stream {
+    const char *name;
+    const char *yaml;
+    int per_node_num, per_node_den; /* jobs a full cluster holds per node */
+};
+
+static const struct stream streams[NSTREAMS] = {
+    { "slot4",
+      "version: 1\n"
+      "resources:\n"
+      "  - type: slot\n"
+      "    count: 1\n"
+      "    label: task\n"
+      "    with:\n"
+      "      - type: core\n"
+      "        count: 4\n"
+      "tasks:\n"
+      "  - command: [app]\n"
+      "    slot: task\n"
+      "    count: {per_slot: 1}\n"
+      "attributes: {system: {duration: 60.0}}\n",
+      16, 1 },
+    { "node-x",
+      "version: 1\n"
+      "resources:\n"
+      "  - type: node\n"
+      "    count: 1\n"
+      "    exclusive: true\n"
+      "    with:\n"
+      "      - type: slot\n"
+      "        count: 1\n"
+      "        label: task\n"
+      "        with:\n"
+      "          - type: core\n"
+      "            count: 1\n"
+      "tasks:\n"
+      "  - command: [app]\n"
+      "    slot: task\n"
+      "    count: {per_slot: 1}\n"
+      "attributes: {system: {duration: 60.0}}\n",
+      1, 1 },
+    { "2n-4g",
+      "version: 1\n"
+      "resources:\n"
+      "  - type: node\n"
+      "    count: 2\n"
+      "    with:\n"
+      "      - type: slot\n"
+      "        count: 1\n"
+      "        label: task\n"
+      "        with:\n"
+      "          - type: core\n"
+      "            count: 1\n"
+      "          - type: gpu\n"
+      "            count: 4\n"
+      "tasks:\n"
+      "  - command: [app]\n"
+      "    slot: task\n"
+      "    count: {per_slot: 1}\n"
+      "attributes: {system: {duration: 60.0}}\n",
+      1, 2 },
+};
+
+/* --- random numbers (fixed seed: every run frees in the same order) ---- */
+
+static uint64_t rng = 88172645463325252ULL;
+
+static uint64_t rnd (void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+/* --- plugins -------------------------------------------------------------- */
+
+static void cleanup (void)
+{
+    char cmd[sizeof (dir) + 16];
+
+    if (!dir[0])
+        return;
+    snprintf (cmd, sizeof (cmd), "rm -rf '%s'", dir);
+    if (system (cmd) != 0)
+        fprintf (stderr, "bench-match: cannot remove %s\n", dir);
+}
+
+/* A configuration whose plugin-path holds copies of the match plugins of
+ * plugindir; NULL (with a note) when there is none. */
+static struct rp_config *plugin_config (const char *plugindir)
+{
+    struct rp_diags *diags = rp_diags_create ();
+    struct rp_config *cfg;
+    char path[sizeof (dir) + 64];
+    FILE *f;
+
+    snprintf (dir, sizeof (dir), "%s/.bench-match-XXXXXX",
+              getenv ("HOME") ? getenv ("HOME") : ".");
+    if (!mkdtemp (dir))
+        die ("mkdtemp %s: %s", dir, strerror (errno));
+    atexit (cleanup);
+    for (size_t i = 0; i < sizeof (plugin_names) / sizeof (plugin_names[0]);
+         i++) {
+        char from[4096 + 64];
+        snprintf (from, sizeof (from), "%s/%s.so", plugindir, plugin_names[i]);
+        snprintf (path, sizeof (path), "%s/%s.so", dir, plugin_names[i]);
+        if (access (from, R_OK) == 0)
+            copy_file (from, path);
+    }
+    snprintf (path, sizeof (path), "%s/respol.yaml", dir);
+    if (!(f = fopen (path, "w")))
+        die ("cannot write %s: %s", path, strerror (errno));
+    fprintf (f, "plugin-path: [%s]\n", dir);
+    fclose (f);
+    if (!(cfg = rp_config_load (path, 0, diags)))
+        fprintf (stderr, "bench-match: %s: %s (built-in first fit only)\n",
+                 path,
+                 rp_diags_count (diags) ? rp_diags_text (diags, 0)
+                                        : strerror (errno));
+    rp_diags_destroy (diags);
+    return cfg;
+}
+
+/* --- one stream ------------------------------------------------------------
+ */
+
+struct phase {
+    long n;    /* operations done */
+    double us; /* CPU microseconds per operation */
+    bool cut;  /* stopped by the budget */
+};
+
+struct run {
+    struct phase fill, free, refill;
+};
+
+/* Allocate js until EBUSY (or max jobs, or the budget); job ids from
+ * *next_id, appended to ids. */
+static struct phase fill (struct rp_matcher *m, const struct rp_jobspec *js,
+                          uint64_t *ids, long *nids, long max,
+                          uint64_t *next_id)
+{
+    struct phase p = { 0, 0, false };
+    double t0 = now ();
+    rp_error_t e;
+
+    while (p.n < max) {
+        struct rp_rset *R = rp_matcher_allocate (m, *next_id, js, 1e9, &e);
+        if (!R) {
+            if (errno != EBUSY)
+                die ("allocate: %s", e.text);
+            break;
+        }
+        rp_rset_destroy (R);
+        ids[(*nids)++] = (*next_id)++;
+        p.n++;
+        if (now () - t0 > budget) {
+            p.cut = true;
+            break;
+        }
+    }
+    p.us = p.n ? (now () - t0) / (double)p.n * 1e6 : 0;
+    return p;
+}
+
+/* Free a random half of ids (in random order); ids keeps the rest. */
+static struct phase free_half (struct rp_matcher *m, uint64_t *ids, long *nids)
+{
+    struct phase p = { 0, 0, false };
+    long half = *nids / 2;
+    double t0;
+    rp_error_t e;
+
+    for (long i = *nids - 1; i > 0; i--) {
+        long j = (long)(rnd () % (uint64_t)(i + 1));
+        uint64_t tmp = ids[i];
+        ids[i] = ids[j];
+        ids[j] = tmp;
+    }
+    t0 = now ();
+    for (long i = 0; i < half; i++)
+        if (rp_matcher_free (m, ids[*nids - 1 - i], &e) < 0)
+            die ("free: %s", e.text);
+    p.n = half;
+    p.us = half ? (now () - t0) / (double)half * 1e6 : 0;
+    *nids -= half;
+    return p;
+}
+
+static void free_all (struct rp_matcher *m, const uint64_t *ids, long nids)
+{
+    rp_error_t e;
+
+    for (long i = 0; i < nids; i++)
+        if (rp_matcher_free (m, ids[i], &e) < 0)
+            die ("free: %s", e.text);
+}
+
+static struct run run_stream (struct rp_matcher *m, const struct stream *s,
+                              const struct rp_jobspec *js, int nodes)
+{
+    long full = (long)nodes * s->per_node_num / s->per_node_den;
+    uint64_t *ids = calloc ((size_t)full + 1, sizeof (*ids));
+    uint64_t next_id = 1;
+    long nids = 0;
+    struct run r;
+    rp_error_t e;
+
+    if (!ids)
+        die ("out of memory");
+    r.fill = fill (m, js, ids, &nids, full + 1, &next_id);
+    if (!r.fill.cut && r.fill.n != full)
+        die ("%s on %d nodes: the fill placed %ld jobs, the cluster holds %ld",
+             s->name, nodes, r.fill.n, full);
+    r.free = free_half (m, ids, &nids);
+    r.refill =
+        fill (m, js, ids, &nids, r.fill.cut ? r.free.n : full + 1, &next_id);
+    if (!r.fill.cut && !r.refill.cut && r.refill.n != r.free.n)
+        die ("%s on %d nodes: the refill placed %ld jobs, %ld were freed",
+             s->name, nodes, r.refill.n, r.free.n);
+    if (rp_matcher_check (m, &e) < 0)
+        die ("%s on %d nodes: rp_matcher_check: %s", s->name, nodes, e.text);
+    free_all (m, ids, nids);
+    free (ids);
+    return r;
+}
+
+/* --- the tables ------------------------------------------------------------
+ */
+
+struct policy {
+    const char *name;
+    const struct rp_plugin *p; /* NULL: built-in first fit */
+};
+
+static double fill_us[NSIZES][MAXPOLICIES][NSTREAMS];
+static bool fill_cut[NSIZES][MAXPOLICIES][NSTREAMS];
+
+static long maxrss_kb (void)
+{
+    struct rusage ru;
+
+    getrusage (RUSAGE_SELF, &ru);
+    return ru.ru_maxrss;
+}
+
+/* Bytes malloc has handed out: small blocks and mmapped ones. */
+static size_t heap_bytes (void)
+{
+    struct mallinfo2 mi = mallinfo2 ();
+
+    return mi.uordblks + mi.hblkhd;
+}
+
+static struct rp_matcher *build (int nodes, bool print)
+{
+    char spec[128];
+    struct rp_graph *g;
+    struct rp_matcher *m;
+    rp_error_t e;
+    size_t heap0 = heap_bytes ();
+    long rss0 = maxrss_kb ();
+    double t0 = now (), t;
+
+    snprintf (spec, sizeof (spec),
+              "nodes=%d,sockets=2,cores=32,gpus=4,memory=256GB", nodes);
+    if (!(g = rp_graph_generate (spec, &e)))
+        die ("generate %s: %s", spec, e.text);
+    t = now () - t0;
+    if (print)
+        printf ("| %d | %zu | %.1f ms | %.1f MB | %.1f MB |\n", nodes,
+                rp_graph_nvertices (g), t * 1e3,
+                (double)(heap_bytes () - heap0) / 1e6,
+                (double)(maxrss_kb () - rss0) / 1e3);
+    if (!(m = rp_matcher_create (g, &e)))
+        die ("matcher on %s: %s", spec, e.text);
+    return m;
+}
+
+static struct rp_jobspec *load_stream (const struct stream *s)
+{
+    struct rp_diags *diags = rp_diags_create ();
+    struct rp_jobspec *js = rp_jobspec_load (s->yaml, strlen (s->yaml), s->name,
+                                             RP_JOBSPEC_V1, diags);
+
+    if (!js)
+        die ("stream %s: %s", s->name,
+             rp_diags_count (diags) ? rp_diags_text (diags, 0) : "?");
+    rp_diags_destroy (diags);
+    return js;
+}
+
+static void print_phase (const struct phase *p)
+{
+    printf (" %ld | %.2f%s |", p->n, p->us, p->cut ? " (partial)" : "");
+}
+
+static void bench_size (int si, int nodes, const struct policy *pol, int npol,
+                        struct rp_jobspec **js)
+{
+    struct rp_matcher *m = build (nodes, false);
+    rp_error_t e;
+
+    for (int pi = 0; pi < npol; pi++) {
+        if (rp_matcher_set_policy (m, pol[pi].p, &e) < 0)
+            die ("policy %s: %s", pol[pi].name, e.text);
+        for (int s = 0; s < NSTREAMS; s++) {
+            struct run r = run_stream (m, &streams[s], js[s], nodes);
+            printf ("| %d | %s | %s |", nodes, pol[pi].name, streams[s].name);
+            print_phase (&r.fill);
+            print_phase (&r.refill);
+            printf (" %.2f |\n", r.free.us);
+            fflush (stdout);
+            fill_us[si][pi][s] = r.fill.us;
+            fill_cut[si][pi][s] = r.fill.cut;
+        }
+    }
+    rp_matcher_destroy (m);
+}
+
+static void print_growth (const struct policy *pol, int npol)
+{
+    printf ("\n| policy | stream | us/match %d | %d | %d | growth x%d | "
+            "x%d |\n|---|---|---:|---:|---:|---:|---:|\n",
+            sizes[0], sizes[1], sizes[2], sizes[1] / sizes[0],
+            sizes[2] / sizes[1]);
+    for (int pi = 0; pi < npol; pi++)
+        for (int s = 0; s < NSTREAMS; s++) {
+            double *u[NSIZES];
+            for (int si = 0; si < NSIZES; si++)
+                u[si] = &fill_us[si][pi][s];
+            printf ("| %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f |%s\n",
+                    pol[pi].name, streams[s].name, *u[0], *u[1], *u[2],
+                    *u[0] > 0 ? *u[1] / *u[0] : 0,
+                    *u[1] > 0 ? *u[2] / *u[1] : 0,
+                    fill_cut[2][pi][s] || fill_cut[1][pi][s] ? " partial" : "");
+        }
+}
+
+static int load_policies (struct rp_config *cfg, struct policy *pol)
+{
+    int n = 0;
+
+    if (!only_policy || !strcmp (only_policy, "first"))
+        pol[n++] = (struct policy){ "first", NULL };
+    for (size_t i = 0;
+         cfg && i < sizeof (plugin_names) / sizeof (plugin_names[0]); i++) {
+        rp_error_t e;
+        const struct rp_plugin *p;
+        if (only_policy && strcmp (only_policy, plugin_names[i]))
+            continue;
+        if (!(p = rp_config_policy (cfg, plugin_names[i], &e))) {
+            fprintf (stderr, "bench-match: policy %s: %s (left out)\n",
+                     plugin_names[i], e.text);
+            continue;
+        }
+        pol[n++] = (struct policy){ plugin_names[i], p };
+    }
+    return n;
+}
+
+static void usage (FILE *f)
+{
+    fprintf (f, "Usage: bench-match [--quick] [--plugindir=DIR] "
+                "[--budget=SECONDS] [--policy=NAME] [--sizes=N,N,N]\n");
+}
+
+static const char *parse_args (int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "quick", no_argument, NULL, 'q' },
+        { "plugindir", required_argument, NULL, 'p' },
+        { "budget", required_argument, NULL, 'b' },
+        { "policy", required_argument, NULL, 'P' },
+        { "sizes", required_argument, NULL, 'S' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *plugindir = getenv ("RESPOL_BUILD_MATCHDIR");
+    char *end;
+    int c;
+
+    while ((c = getopt_long (argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'q':
+            quick = true;
+            break;
+        case 'p':
+            plugindir = optarg;
+            break;
+        case 'S':
+            if (sscanf (optarg, "%d,%d,%d%c", &sizes[0], &sizes[1], &sizes[2],
+                        &(char){ 0 })
+                    != 3
+                || sizes[0] < 2 || sizes[1] < 2 || sizes[2] < 2)
+                die ("--sizes: not three node counts >= 2: %s", optarg);
+            sizes_set = true;
+            break;
+        case 'P':
+            only_policy = optarg;
+            break;
+        case 'b':
+            budget = strtod (optarg, &end);
+            if (*end || !(budget > 0))
+                die ("--budget: not a positive number: %s", optarg);
+            break;
+        case 'h':
+            usage (stdout);
+            exit (0);
+        default:
+            usage (stderr);
+            exit (2);
+        }
+    }
+    if (optind != argc) {
+        usage (stderr);
+        exit (2);
+    }
+    return plugindir ? plugindir : "plugins/match/.libs";
+}
+
+int main (int argc, char **argv)
+{
+    const char *plugindir = parse_args (argc, argv);
+    struct policy pol[MAXPOLICIES];
+    struct rp_jobspec *js[NSTREAMS];
+    struct rp_config *cfg;
+    int npol;
+
+    if (quick && !sizes_set) {
+        sizes[0] = 8;
+        sizes[1] = 16;
+        sizes[2] = 32;
+        budget = budget < 0.05 ? budget : 0.05;
+    }
+    cfg = plugin_config (plugindir);
+    if ((npol = load_policies (cfg, pol)) == 0)
+        die ("no policy %s", only_policy);
+    for (int s = 0; s < NSTREAMS; s++)
+        js[s] = load_stream (&streams[s]);
+
+    printf ("| nodes | vertices | build | heap | peak RSS growth |\n"
+            "|---:|---:|---:|---:|---:|\n");
+    for (int si = 0; si < NSIZES; si++)
+        rp_matcher_destroy (build (sizes[si], true));
+    printf ("\n| nodes | policy | stream | fill matches | us/match | "
+            "refill matches | us/match | us/free |\n"
+            "|---:|---|---|---:|---:|---:|---:|---:|\n");
+    for (int si = 0; si < NSIZES; si++)
+        bench_size (si, sizes[si], pol, npol, js);
+    print_growth (pol, npol);
+    for (int s = 0; s < NSTREAMS; s++)
+        rp_jobspec_destroy (js[s]);
+    rp_config_destroy (cfg);
+    return 0;
+}
