@@ -14,7 +14,7 @@ export SHARNESS_TEST_SRCDIR RESPOL_SRCDIR RESPOL_BUILDDIR SHARNESS_BUILD_DIRECTO
 # The plugin loader refuses a plugin or configuration below a directory
 # that is not owned by root or the user, or is writable by group or others
 # (core/plugin.c), /tmp included.  When the build tree is below such a
-# directory, the trash directories go under $HOME/.respol-test instead,
+# directory, the trash directories go under $HOME/.respol-test/TREE instead,
 # and the plugins the tests load are copied there (after sharness starts).
 umask 022
 respol_dir_safe() {
@@ -30,8 +30,12 @@ respol_dir_safe() {
 respol_copy_plugins=
 if ! respol_dir_safe "${SHARNESS_TEST_DIRECTORY:-.}" &&
 	test -n "$HOME" && respol_dir_safe "$HOME"; then
-	mkdir -p -m 0755 "$HOME/.respol-test" && root="$HOME/.respol-test" &&
-		respol_copy_plugins=t
+	# One directory per build tree, so that two test suites run at once
+	# from different trees do not share trash directories.
+	_tree=$(printf '%s' "$(cd "${SHARNESS_TEST_DIRECTORY:-.}" && pwd)" |
+		cksum | cut -d' ' -f1)
+	mkdir -p -m 0755 "$HOME/.respol-test/$_tree" &&
+		root="$HOME/.respol-test/$_tree" && respol_copy_plugins=t
 fi
 
 if ! test -r "$SHARNESS"; then
