@@ -79,11 +79,11 @@
  *
  * Per match, memory grows with the request and the candidates found,
  * never with the graph: the only per-vertex arrays (marks of what this
- * match holds, hold lookups for verify) are allocated once with the
- * matcher and reset by an epoch counter.  The undo and unit logs and the
- * candidate accumulators are kept by the matcher between matches (reset,
- * not freed): freeing them every match made the allocator consolidate
- * its free chunks on each one.
+ * match holds, hold lookups for verify, rows of rp_match_held) are
+ * allocated once with the matcher and reset by an epoch counter.  The undo and
+ * unit logs and the candidate accumulators are kept by the matcher between
+ * matches (reset, not freed): freeing them every match made the allocator
+ * consolidate its free chunks on each one.
  *
  * Scoring policies: their first pass only finds the candidates and is
  * undone, so a candidate whose fit the aggregates decide (below it only
@@ -148,6 +148,8 @@ struct rp_matcher {
     const char **type_unit; /* per type: the unit of its pools, or "" */
     uint32_t *mark;         /* per vertex: epoch of the match holding it */
     uint32_t *where;        /* per vertex: hold index (verify, check) */
+    uint32_t *hepoch;       /* per vertex: epoch of its held row */
+    uint32_t *hrow;         /* per vertex: its row in hrows */
     uint32_t epoch;
     struct job **jobs; /* ascending ids */
     size_t njobs;
@@ -162,6 +164,9 @@ struct rp_matcher {
     size_t acccap;
     rp_vertex_t *perm; /* order_candidates: before and after, 2 x permcap */
     size_t permcap;
+    uint64_t *hrows; /* rp_match_held: rows of ntypes counts */
+    size_t nhrows;
+    size_t hrowcap;
 };
 
 /* One request of the jobspec. */
@@ -216,6 +221,7 @@ struct rp_match {
     struct rp_gstate *s;
     const struct rp_jobspec *js;
     bool sat;
+    bool track; /* keep the held rows (a policy may ask rp_match_held) */
     struct rp_plugin *p;
     struct rp_match_ops ops; /* zeroes for the built-in */
     struct rp_constraint *constraint;
@@ -314,7 +320,10 @@ struct rp_matcher *rp_matcher_create (struct rp_graph *g, rp_error_t *error)
     m->nvertices = rp_graph_nvertices (g);
     m->mark = calloc (m->nvertices + 1, sizeof (*m->mark));
     m->where = calloc (m->nvertices + 1, sizeof (*m->where));
-    if (!m->mark || !m->where || types_init (m) < 0 || !graph_live (g))
+    m->hepoch = calloc (m->nvertices + 1, sizeof (*m->hepoch));
+    m->hrow = calloc (m->nvertices + 1, sizeof (*m->hrow));
+    if (!m->mark || !m->where || !m->hepoch || !m->hrow || types_init (m) < 0
+        || !graph_live (g))
         goto nomem;
     return m;
 nomem:
@@ -351,6 +360,9 @@ void rp_matcher_destroy (struct rp_matcher *m)
         free (m->perm);
         free (m->mark);
         free (m->where);
+        free (m->hepoch);
+        free (m->hrow);
+        free (m->hrows);
         free (m->type_pool);
         free (m->type_unit);
         free (m->type_target);
@@ -391,6 +403,7 @@ static uint32_t new_epoch (struct rp_matcher *m)
 {
     if (++m->epoch == 0) {
         memset (m->mark, 0, m->nvertices * sizeof (*m->mark));
+        memset (m->hepoch, 0, m->nvertices * sizeof (*m->hepoch));
         m->epoch = 1;
     }
     return m->epoch;
@@ -782,22 +795,6 @@ static bool held (const struct rp_match *x, rp_vertex_t v)
     return x->m->mark[v] == x->m->epoch;
 }
 
-static void holds_rollback (struct rp_match *x, size_t nlog)
-{
-    while (x->nlog > nlog) {
-        struct hold *h = &x->log[--x->nlog];
-        (void)gstate_put (x->s, h->v, h->amount, h->exclusive);
-        if (h->marked)
-            x->m->mark[h->v] = 0;
-    }
-}
-
-static void rollback (struct rp_match *x, struct mark mk)
-{
-    holds_rollback (x, mk.nlog);
-    x->nunits = mk.nunits;
-}
-
 static int nomem (struct rp_match *x)
 {
     return rp_error_set (x->error, ENOMEM, "out of memory");
@@ -815,17 +812,92 @@ static int grow (void **p, size_t *cap, size_t size)
     return 0;
 }
 
+/* What this match holds per subtree and type, for rp_match_held: one
+ * row of ntypes counts for each vertex that a counted hold (any but the
+ * shared holds of ancestors) is at or below, valid while hepoch[v] is the
+ * match's epoch.  A row is made for a vertex and all its ancestors at
+ * once, so the climb stops at the first vertex that has one; a hold adds
+ * its amount to the rows of its vertex and ancestors and its undo takes
+ * it away: O(depth) per hold, O(1) per question, memory in proportion to
+ * the vertices this match touched. */
+static uint64_t *held_row (const struct rp_match *x, rp_vertex_t v)
+{
+    const struct rp_matcher *m = x->m;
+
+    if (m->hepoch[v] != m->epoch)
+        return NULL;
+    return m->hrows + (size_t)m->hrow[v] * m->ntypes;
+}
+
+/* The type whose count hold kind/v changes, or -1 (none kept). */
+static int held_type (const struct rp_match *x, rp_vertex_t v, int kind)
+{
+    if (!x->track || kind == HOLD_ANCESTOR || x->m->ntypes == 0)
+        return -1;
+    return rp_graph_vertex_type_index (x->g, v);
+}
+
+/* Rows for v and its ancestors: 0, or -1 out of memory. */
+static int held_rows (struct rp_match *x, rp_vertex_t v)
+{
+    struct rp_matcher *m = x->m;
+    size_t rowsize = m->ntypes * sizeof (*m->hrows);
+
+    for (; v != RP_VERTEX_NONE && m->hepoch[v] != m->epoch;
+         v = rp_graph_parent (x->g, v)) {
+        if (m->nhrows == m->hrowcap
+            && grow ((void **)&m->hrows, &m->hrowcap, rowsize) < 0)
+            return -1;
+        memset (m->hrows + m->nhrows * m->ntypes, 0, rowsize);
+        m->hrow[v] = (uint32_t)m->nhrows++;
+        m->hepoch[v] = m->epoch;
+    }
+    return 0;
+}
+
+static void held_add (struct rp_match *x, rp_vertex_t v, int t, uint64_t amount,
+                      bool add)
+{
+    for (; v != RP_VERTEX_NONE; v = rp_graph_parent (x->g, v)) {
+        uint64_t *row = held_row (x, v);
+        row[t] = add ? row[t] + amount : row[t] - amount; /* <= totals */
+    }
+}
+
+static void holds_rollback (struct rp_match *x, size_t nlog)
+{
+    while (x->nlog > nlog) {
+        struct hold *h = &x->log[--x->nlog];
+        int t = held_type (x, h->v, h->kind);
+        if (t >= 0)
+            held_add (x, h->v, t, h->amount, false);
+        (void)gstate_put (x->s, h->v, h->amount, h->exclusive);
+        if (h->marked)
+            x->m->mark[h->v] = 0;
+    }
+}
+
+static void rollback (struct rp_match *x, struct mark mk)
+{
+    holds_rollback (x, mk.nlog);
+    x->nunits = mk.nunits;
+}
+
 /* Hold v: 1 done, 0 refused by the state, -1 out of memory. */
 static int take (struct rp_match *x, rp_vertex_t v, uint64_t amount,
                  bool exclusive, int kind, size_t unit)
 {
+    int t = held_type (x, v, kind);
     struct hold *h;
 
-    if (x->nlog == x->logcap
-        && grow ((void **)&x->log, &x->logcap, sizeof (*x->log)) < 0)
+    if ((x->nlog == x->logcap
+         && grow ((void **)&x->log, &x->logcap, sizeof (*x->log)) < 0)
+        || (t >= 0 && held_rows (x, v) < 0))
         return nomem (x);
     if (gstate_take (x->s, v, amount, exclusive) < 0)
         return 0;
+    if (t >= 0)
+        held_add (x, v, t, amount, true);
     h = &x->log[x->nlog++];
     *h = (struct hold){ .v = v,
                         .kind = (uint8_t)kind,
@@ -1454,6 +1526,7 @@ static int match_run (struct rp_match *x)
     rp_vertex_t root = rp_graph_root (x->g);
 
     new_epoch (x->m);
+    x->m->nhrows = 0;
     x->nlog = 0;
     x->nunits = 0;
     x->filtered = 0;
@@ -1954,6 +2027,7 @@ static int match_setup (struct rp_matcher *m, const struct rp_jobspec *js,
     x->ops.stop_after = 1;
     if (m->policy) {
         x->p = (struct rp_plugin *)m->policy; /* the host's instance */
+        x->track = true;
         x->ops = m->policy->match;
         if (x->ops.order != RP_MATCH_LOW && x->ops.order != RP_MATCH_HIGH)
             return rp_error_set (error, EPROTO, "policy '%s': unknown order %u",
@@ -2401,4 +2475,14 @@ uint64_t rp_match_subtree_free (const struct rp_match *m, rp_vertex_t v, int t)
     if (!m || v >= m->m->nvertices || t < 0 || (size_t)t >= m->m->ntypes)
         return 0;
     return gstate_agg (m->s, v, t);
+}
+
+uint64_t rp_match_held (const struct rp_match *m, rp_vertex_t v, int t)
+{
+    const uint64_t *row;
+
+    if (!m || !m->track || v >= m->m->nvertices || t < 0
+        || (size_t)t >= m->m->ntypes || !(row = held_row (m, v)))
+        return 0;
+    return row[t];
 }

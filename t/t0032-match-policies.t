@@ -301,6 +301,18 @@ test_expect_success 'locality: a GPU listed before the core, one socket' '
 2: node0: core[2] gpu[0]
 " "match allocate c2.yaml" "match allocate g1c1.yaml"
 '
+test_expect_success 'locality: a slot'"'"'s GPU follows its cores into a partly used socket' '
+	slot_jobspec c2g1.yaml "{type: core, count: 2}, {type: gpu, count: 1}" &&
+	CMDS="match allocate c1.yaml
+match allocate c1.yaml
+match allocate c1.yaml
+match allocate c2g1.yaml" &&
+	golden locality nodes=1,sockets=2,cores=4,gpus=2 "1: node0: core[0]
+2: node0: core[1]
+3: node0: core[2]
+4: node0: core[4-5] gpu[1]
+" "$CMDS"
+'
 test_expect_success 'spread: two cores in the emptier socket' '
 	golden spread nodes=1,sockets=2,cores=2,gpus=2 "1: node0: core[0]
 2: node0: core[2-3]

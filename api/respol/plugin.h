@@ -323,6 +323,14 @@ bool rp_match_is_satisfiability (const struct rp_match *m);
 uint64_t rp_match_vertex_free (const struct rp_match *m, rp_vertex_t v);
 uint64_t rp_match_subtree_free (const struct rp_match *m, rp_vertex_t v,
                                 int t);
+/* Units of type index t that this match holds in the subtree of v (v
+ * included), in the units of rp_match_subtree_free: what the requests
+ * placed so far took, the unit being filled included (in a first pass,
+ * also the candidate being tried), but not the shared holds that every
+ * hold puts on its ancestors.  A candidate that a first pass decides from
+ * the free aggregates is not taken, so it is not counted.  0 for a bad
+ * argument.  O(1). */
+uint64_t rp_match_held (const struct rp_match *m, rp_vertex_t v, int t);
 
 #ifdef __cplusplus
 }

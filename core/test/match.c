@@ -1174,6 +1174,143 @@ static void test_accessors (void)
     rp_matcher_destroy (m);
 }
 
+/* rp_match_held through a policy that records, at each score call for a
+ * request of type `when`, what the match holds below fixed vertices. */
+struct held_rec {
+    int when;           /* graph type index of the request to look at */
+    int calls;          /* score calls for that request */
+    uint64_t sock[2];   /* cores held below node0's two sockets */
+    uint64_t node_core; /* below node0 */
+    uint64_t root_core, root_gpu, root_node, sock_socket;
+    bool bad_zero; /* bad arguments gave 0 */
+};
+
+static struct held_rec hrec;
+
+static rp_vertex_t child_of_type (const struct rp_graph *g, rp_vertex_t v,
+                                  int t, int nth)
+{
+    for (rp_vertex_t c = rp_graph_child_first (g, v); c != RP_VERTEX_NONE;
+         c = rp_graph_child_next (g, c))
+        if (rp_graph_vertex_type_index (g, c) == t && nth-- == 0)
+            return c;
+    return RP_VERTEX_NONE;
+}
+
+static int held_score (struct rp_plugin *p, const struct rp_match *m,
+                       rp_vertex_t v, int64_t *score)
+{
+    const struct rp_graph *g = rp_match_graph (m);
+    int core = rp_graph_type_index (g, "core");
+    int socket = rp_graph_type_index (g, "socket");
+    rp_vertex_t root = rp_graph_root (g);
+    rp_vertex_t node0 =
+        child_of_type (g, root, rp_graph_type_index (g, "node"), 0);
+    rp_vertex_t s0 = child_of_type (g, node0, socket, 0);
+
+    (void)p;
+    *score = 0; /* walk order */
+    if (rp_match_request_type (m) != hrec.when)
+        return 0;
+    hrec.calls++;
+    hrec.sock[0] = rp_match_held (m, s0, core);
+    hrec.sock[1] = rp_match_held (m, child_of_type (g, node0, socket, 1), core);
+    hrec.node_core = rp_match_held (m, node0, core);
+    hrec.root_core = rp_match_held (m, root, core);
+    hrec.root_gpu = rp_match_held (m, root, rp_graph_type_index (g, "gpu"));
+    hrec.root_node = rp_match_held (m, root, rp_graph_type_index (g, "node"));
+    hrec.sock_socket = rp_match_held (m, s0, socket);
+    hrec.bad_zero =
+        rp_match_held (m, (rp_vertex_t)rp_graph_nvertices (g), core) == 0
+        && rp_match_held (m, v, -1) == 0
+        && rp_match_held (m, v, (int)rp_graph_ntypes (g)) == 0;
+    return 0;
+}
+
+static void test_held (void)
+{
+    static const struct {
+        const char *name;
+        const char *res;
+        const char *when;
+        bool sat;
+        const char *expect; /* R of job 2 */
+        struct held_rec h;  /* when, calls and bad_zero not compared */
+    } cases[] = {
+        /* Job 1 (the same request) took node0's cores 0-1 and gpu 0:
+         * not counted; job 2's cores were retaken after the first pass
+         * was undone: counted once. */
+        { "a slot's cores while its GPU is placed",
+          L (SLOT ("1", CORE ("2") "," GPU ("1"))),
+          "gpu",
+          false,
+          "0:c2-3g1",
+          { .sock = { 2, 0 }, .node_core = 2, .root_core = 2 } },
+        { "the same in a satisfiability check",
+          L (SLOT ("1", CORE ("2") "," GPU ("1"))),
+          "gpu",
+          true,
+          "",
+          { .sock = { 2, 0 }, .node_core = 2, .root_core = 2 } },
+        /* Job 2 holds node2 whole (its cores and GPUs counted, the node
+         * itself too; job 1's node0 not) when its second request is
+         * placed; the shared holds of ancestors are not counted. */
+        { "an exclusive node while the next request is placed",
+          L (XNODE ("1", SLOT ("1", CORE ("1"))) "," NODE (
+              "1", SLOTT ("1", CORE ("1")))),
+          "node",
+          false,
+          "1:c1 2:c" W1,
+          { .root_core = 8, .root_gpu = 2, .root_node = 1 } },
+    };
+    struct rp_plugin p = { .instance = "fake", .kind = RP_PLUGIN_MATCH };
+
+    p.match =
+        (struct rp_match_ops){ .size = sizeof (p.match), .score = held_score };
+    for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
+        struct rp_matcher *m = matcher (G1);
+        const struct rp_graph *g = rp_matcher_graph (m);
+        struct rp_jobspec *js = jobspec (cases[i].res, NULL, 0);
+        struct rp_rset *R = NULL;
+        rp_error_t e;
+        char out[512] = "";
+        int rc = 0;
+
+        if (rp_matcher_set_policy (m, &p, &e) < 0)
+            BAIL_OUT ("set_policy: %s", e.text);
+        hrec = (struct held_rec){ .when = -2 };
+        rp_rset_destroy (rp_matcher_allocate (m, 1, js, 0, &e));
+        hrec =
+            (struct held_rec){ .when = rp_graph_type_index (g, cases[i].when) };
+        if (cases[i].sat)
+            rc = rp_matcher_satisfiability (m, js, &e);
+        else if ((R = rp_matcher_allocate (m, 2, js, 0, &e)))
+            summary (R, out, sizeof (out));
+        ok (rc == 0, "held %s: matched", cases[i].name);
+        is (out, cases[i].expect, "held %s: job 2", cases[i].name);
+        ok (hrec.calls > 0 && hrec.bad_zero,
+            "held %s: scored; bad arguments give 0", cases[i].name);
+        cmp_ok (hrec.sock[0], ==, cases[i].h.sock[0], "held %s: socket 0 cores",
+                cases[i].name);
+        cmp_ok (hrec.sock[1], ==, cases[i].h.sock[1], "held %s: socket 1 cores",
+                cases[i].name);
+        cmp_ok (hrec.node_core, ==, cases[i].h.node_core,
+                "held %s: node0 cores", cases[i].name);
+        cmp_ok (hrec.root_core, ==, cases[i].h.root_core, "held %s: all cores",
+                cases[i].name);
+        cmp_ok (hrec.root_gpu, ==, cases[i].h.root_gpu, "held %s: all GPUs",
+                cases[i].name);
+        cmp_ok (hrec.root_node, ==, cases[i].h.root_node, "held %s: nodes",
+                cases[i].name);
+        cmp_ok (hrec.sock_socket, ==, 0,
+                "held %s: a socket held as an ancestor: 0", cases[i].name);
+        rp_rset_destroy (R);
+        rp_jobspec_destroy (js);
+        rp_matcher_destroy (m);
+    }
+    ok (rp_match_held (NULL, 0, 0) == 0, "rp_match_held (NULL) is 0");
+}
+
 int main (void)
 {
     plan (NO_PLAN);
@@ -1187,5 +1324,6 @@ int main (void)
     test_policies ();
     test_first_pass ();
     test_accessors ();
+    test_held ();
     return done_testing ();
 }

@@ -15,8 +15,12 @@
  * "with" list (e.g. a slot's GPUs while its cores are placed, counted
  * from the jobspec); among those the fullest first, counting the free
  * units of every type below it, so that a slot's GPUs follow its cores
- * into the socket the cores just filled; when none can, the one with the
- * most free of what the unit needs first.
+ * into the socket the cores just filled; and among those that can, one
+ * where this match already holds units of a type the unit asks for
+ * (rp_match_held: its earlier requests, or an earlier unit of the same
+ * job) before the others, so that a slot's GPUs follow its cores even
+ * when other jobs left that socket fuller or emptier than another; when
+ * none can, the one with the most free of what the unit needs first.
  *
  * Execution targets themselves score alike, so they are taken in walk
  * order: lowest ids of the preferred group first.
@@ -30,9 +34,10 @@
  * visits the preferred groups first, has found the count needed.
  *
  * Decisions: the requests placed before the current one in its "with"
- * list are not counted (they are already placed, and a policy cannot tell
- * this match's holds from other jobs'); fullness then steers the current
- * one next to them.  Counts from the jobspec are minimum counts (RFC 14
+ * list are not counted in what the unit still needs (they are already
+ * placed); what they took is seen with rp_match_held, which cannot tell
+ * the unit being filled from the job's earlier units, so both steer the
+ * rest next to them.  Counts from the jobspec are minimum counts (RFC 14
  * ranges), as the host places them; they are a heuristic only: the host
  * checks the real fit.
  *
@@ -53,6 +58,8 @@
 /* Scores: a vertex that holds it all ranks above every one that does not,
  * fullest first; the others, most free first. */
 #define HOLDS_ALL ((int64_t)1 << 62)
+/* Below a target, one that also holds part of the unit ranks above. */
+#define HOLDS_PART ((int64_t)1 << 61)
 
 static int64_t fullest (uint64_t fit, uint64_t spare)
 {
@@ -105,12 +112,49 @@ static void unit_rest (const struct rp_match *m, uint64_t *need, int ntypes)
         add_need (g, r, per, need, ntypes);
 }
 
-/* Below a target: HOLDS_ALL - spare (free of every type beyond what the
- * unit still needs) when v holds all of it, else the pack-style measure
- * of what one unit needs.  Types past the first MAX_TYPES of the graph
- * are not looked at (no graph respol builds has that many). */
+/* Types past the first MAX_TYPES of the graph are not looked at (no
+ * graph respol builds has that many). */
 #define MAX_TYPES 64
 
+/* Mark in mask the types of r, its siblings after it and everything
+ * below them. */
+static void mark_types (const struct rp_graph *g,
+                        const struct rp_jobspec_resource *r, bool *mask,
+                        int ntypes)
+{
+    for (; r; r = rp_jobspec_resource_next (r)) {
+        int t = rp_graph_type_index (g, rp_jobspec_resource_type (r));
+        if (t >= 0 && t < ntypes)
+            mask[t] = true;
+        mark_types (g, rp_jobspec_resource_with_first (r), mask, ntypes);
+    }
+}
+
+/* Whether this match holds, below v, units of a type that the unit being
+ * filled asks for (the types of the current request's "with" list and
+ * below): its earlier requests, or an earlier unit of the same job. */
+static bool holds_part (const struct rp_match *m, rp_vertex_t v, int ntypes)
+{
+    const struct rp_graph *g = rp_match_graph (m);
+    const struct rp_jobspec_resource *r = rp_match_request (m);
+    const struct rp_jobspec_resource *parent;
+    bool mask[MAX_TYPES] = { false };
+
+    if (!r)
+        return false;
+    if ((parent = rp_jobspec_resource_parent (r)))
+        r = rp_jobspec_resource_with_first (parent);
+    mark_types (g, r, mask, ntypes);
+    for (int t = 0; t < ntypes; t++)
+        if (mask[t] && rp_match_held (m, v, t) > 0)
+            return true;
+    return false;
+}
+
+/* Below a target: HOLDS_ALL - spare (free of every type beyond what the
+ * unit still needs) when v holds all of it, plus HOLDS_PART when it also
+ * holds part of the unit already; else the pack-style measure of what
+ * one unit needs. */
 static int64_t score_below (const struct rp_match *m, rp_vertex_t v)
 {
     const struct rp_graph *g = rp_match_graph (m);
@@ -134,7 +178,8 @@ static int64_t score_below (const struct rp_match *m, rp_vertex_t v)
             spare = sat_add (spare, free - need[t]);
     }
     if (holds)
-        return HOLDS_ALL - (int64_t)(spare < SPARE_MAX ? spare : SPARE_MAX);
+        return HOLDS_ALL - (int64_t)(spare < SPARE_MAX ? spare : SPARE_MAX)
+               + (holds_part (m, v, ntypes) ? HOLDS_PART : 0);
     if (!measure (m, v, &fit, &spare))
         return 0;
     return measure_score (fit, spare);
