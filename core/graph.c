@@ -1748,20 +1748,6 @@ done:
     return rc;
 }
 
-uint64_t graph_unit_bytes (const char *unit)
-{
-    /* The jobspec's memory units (core/jobspec.c): KB and KiB alike are
-     * powers of 1024, as flux-sched reads them. */
-    static const char *dec[] = { "B", "KB", "MB", "GB", "TB", "PB" };
-    static const char *bin[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
-    uint64_t b = 1;
-    for (size_t i = 0; unit && i < 6; i++) {
-        if (!strcmp (unit, dec[i]) || !strcmp (unit, bin[i]))
-            return b;
-        b *= 1024;
-    }
-    return 0;
-}
 
 /* --- reading --------------------------------------------------------- */
 
@@ -2572,7 +2558,7 @@ static int gen_value (struct gen *x, int k, const char *val, rp_error_t *error)
         return rp_error_set (error, EINVAL, "%s=%s: too large", gen_keys[k],
                              val);
     const char *unit = val + len;
-    bool unit_ok = k == K_MEMORY && graph_unit_bytes (unit) > 0;
+    bool unit_ok = k == K_MEMORY && units_bytes (unit) > 0;
     if (len == 0 || (*unit && !unit_ok) || (x->val[k] == 0 && !zero_ok))
         return rp_error_set (error, EINVAL, "%s=%s: not a %s integer%s",
                              gen_keys[k], val,

@@ -25,6 +25,8 @@
 
 #include <respol/graph.h>
 
+#include "core/units.h"
+
 struct rp_gstate;
 
 /* The live state (never NULL for a finalized graph) / the pristine state
@@ -71,9 +73,5 @@ rp_vertex_t gstate_child_fit (const struct rp_gstate *s, rp_vertex_t parent,
  * compare (for rp_matcher_check and tests).  0, or -1 with the first
  * difference in error. */
 int gstate_check (const struct rp_gstate *s, rp_error_t *error);
-
-/* Size of a unit name in bytes ("GB" and "GiB" -> 2^30, "" -> 0 when
- * unknown or empty): for converting pool sizes between units. */
-uint64_t graph_unit_bytes (const char *unit);
 
 #endif

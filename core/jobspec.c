@@ -54,6 +54,7 @@
 #include "respol/jobspec.h"
 
 #include "core/docpath.h"
+#include "core/units.h"
 
 #define PATH_MAX_LEN 256
 
@@ -648,25 +649,11 @@ static void check_vertices (struct ctx *c, const struct loc *l,
 
 /* --- memory units ------------------------------------------------------- */
 
-static const struct {
-    const char *name;
-    int shift;
-} units[] = {
-    { "B", 0 },    { "KB", 10 },  { "MB", 20 },  { "GB", 30 },
-    { "TB", 40 },  { "PB", 50 },  { "KiB", 10 }, { "MiB", 20 },
-    { "GiB", 30 }, { "TiB", 40 }, { "PiB", 50 },
-};
-
-/* Bytes per unit of a memory count, or 0 for an unknown unit. */
+/* Bytes per unit of a memory count (none: GB), or 0 for an unknown
+ * unit. */
 static uint64_t unit_bytes (const char *unit)
 {
-    if (!unit)
-        return UINT64_C (1) << 30;
-    for (size_t i = 0; i < sizeof (units) / sizeof (units[0]); i++) {
-        if (!strcmp (unit, units[i].name))
-            return UINT64_C (1) << units[i].shift;
-    }
-    return 0;
+    return unit ? units_bytes (unit) : UINT64_C (1) << 30;
 }
 
 static void check_memory_unit (struct ctx *c, const struct loc *l,

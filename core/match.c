@@ -63,7 +63,7 @@
  *   the candidate's subtree down to the targets, before its availability,
  *   as at a target.  A shared one is only held as the ancestor of what is
  *   placed below it: only those targets are checked.
- * - Pool units convert with graph_unit_bytes ("GB" = "GiB" = 2^30),
+ * - Pool units convert with units_bytes ("GB" = "GiB" = 2^30),
  *   rounding the request up to whole pool units; a unit on one side only
  *   (memory: none means GB on both sides), or one that does not convert,
  *   makes the request unsatisfiable (ENODEV).  A type's pools are taken to
@@ -605,8 +605,8 @@ static int req_pool_init (struct rp_match *x, struct req *q)
     q->unit = ru;
     if (strcmp (ru, pu) == 0)
         return 0;
-    q->rbytes = *ru ? graph_unit_bytes (ru) : 0;
-    q->pbytes = *pu ? graph_unit_bytes (pu) : 0;
+    q->rbytes = *ru ? units_bytes (ru) : 0;
+    q->pbytes = *pu ? units_bytes (pu) : 0;
     if (q->rbytes && q->pbytes)
         return 0;
     return rp_error_set (x->error, ENODEV,

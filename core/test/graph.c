@@ -720,7 +720,7 @@ static void test_unit_bytes (void)
         { NULL, 0 },
     };
     for (size_t i = 0; i < sizeof (t) / sizeof (t[0]); i++)
-        ok (graph_unit_bytes (t[i].unit) == t[i].bytes, "unit %s: %llu",
+        ok (units_bytes (t[i].unit) == t[i].bytes, "unit %s: %llu",
             t[i].unit ? t[i].unit : "NULL", (unsigned long long)t[i].bytes);
 }
 
