@@ -21,6 +21,15 @@
  * flux-core does: that order, not the backend's own index, maps R's GPU
  * ids to devices (on eas-tioga GPU 0 is rsmi4, on the NUMA node of core 0).
  *
+ * A topology with no compute OS device at all falls back to the PCI
+ * devices that are GPUs by class and vendor (is_gpu_pci), in hwloc's PCI
+ * order, which is the order their OS devices would have.  Debian's hwloc
+ * has no CUDA, NVML, RSMI or Level Zero component (only OpenCL, in
+ * libhwloc-plugins, which finds a GPU only through its vendor's OpenCL
+ * ICD): on an NVIDIA H200 machine with Debian's hwloc, with or without
+ * its plugins, the GPU is a PCI device (class 0302, vendor 10de) with no
+ * OS device below it, and flux-core's rule finds no GPU.
+ *
  * I/O objects are kept with HWLOC_TYPE_FILTER_KEEP_ALL, not _IMPORTANT,
  * so that every PCI device stays in the tree and the de-duplication does
  * not depend on which devices hwloc deems important.  On Linux the hwloc
@@ -28,6 +37,17 @@
  * same PCI devices in sysfs, and libpciaccess only adds vendor and device
  * names, at the cost of reading pci.ids and leaking about 1 KB per load
  * (pci_get_strings in libpciaccess 0.17), which sanitizer runs report.
+ *
+ * hwloc's plugins are optional.  Debian ships the "pci", "opencl", "gl"
+ * and libxml2 XML components in libhwloc-plugins (a Recommends of
+ * libhwloc15); without it hwloc has only its built-in components, and
+ * blacklisting "pci" fails with EINVAL: a component that is not there
+ * needs no blacklisting, so that failure is ignored.  The two XML readers
+ * word their errors differently and treat a directory differently, so
+ * respol opens and reads the file itself (a regular file, at most
+ * RHWLOC_XML_MAX_BYTES) and hands hwloc the buffer: I/O errors are
+ * respol's own, and whatever hwloc cannot parse is "not a valid hwloc XML
+ * topology", whichever reader it used.
  *
  * An XML file is read in a child process.  hwloc 2.9 crashes (SIGSEGV in
  * hwloc_topology_load) on some malformed XML, e.g. a Machine object with a
@@ -45,6 +65,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -60,52 +81,128 @@ struct topo_source {
     rp_error_t *error;
 };
 
+/* ENOTREG: respol's own errno value for "not a regular file" (read_xml). */
+#define ENOTREG (-2)
+
+static const char *xml_strerror (int errnum)
+{
+    switch (errnum) {
+    case EINVAL: /* hwloc says EINVAL for anything it cannot parse */
+        return "not a valid hwloc XML topology";
+    case ENOTREG:
+        return "not a regular file";
+    case EFBIG:
+        return "larger than " RHWLOC_XML_MAX_TEXT;
+    default:
+        return strerror (errnum);
+    }
+}
+
 static int load_error (const struct topo_source *src, int errnum)
 {
     if (!src->xmlfile)
         return rp_error_set (src->error, errnum,
                              "%s: this machine: cannot load topology: %s",
                              src->prefix, strerror (errnum));
-    /* hwloc says EINVAL for anything it cannot parse. */
-    return rp_error_set (src->error, errnum, "%s: %s: cannot load topology: %s",
-                         src->prefix, src->xmlfile,
-                         errnum == EINVAL ? "not a valid hwloc XML topology"
-                                          : strerror (errnum));
+    return rp_error_set (src->error, errnum == ENOTREG ? EINVAL : errnum,
+                         "%s: %s: cannot load topology: %s", src->prefix,
+                         src->xmlfile, xml_strerror (errnum));
+}
+
+/* Read all of the regular file path into a NUL terminated buffer (caller
+ * frees).  -1 with errno: EISDIR, EINVAL (not a regular file), EFBIG (over
+ * RHWLOC_XML_MAX_BYTES), or what open and read say.  O_NONBLOCK: a FIFO
+ * is refused, not waited on. */
+static int read_xml (const char *path, char **bufp, size_t *lenp)
+{
+    struct stat st;
+    char *buf = NULL;
+    size_t len = 0;
+    int fd = open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+    if (fd < 0)
+        return -1;
+    if (fstat (fd, &st) < 0)
+        goto error;
+    if (!S_ISREG (st.st_mode)) {
+        errno = S_ISDIR (st.st_mode) ? EISDIR : ENOTREG;
+        goto error;
+    }
+    if (st.st_size > RHWLOC_XML_MAX_BYTES) {
+        errno = EFBIG;
+        goto error;
+    }
+    if (!(buf = malloc ((size_t)st.st_size + 1)))
+        goto error;
+    while (len < (size_t)st.st_size) {
+        ssize_t n = read (fd, buf + len, (size_t)st.st_size - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            goto error;
+        if (n == 0)
+            break; /* the file shrank: parse what is there */
+        len += (size_t)n;
+    }
+    close (fd);
+    buf[len] = '\0';
+    *bufp = buf;
+    *lenp = len;
+    return 0;
+error:;
+    int saved_errno = errno;
+    free (buf);
+    close (fd);
+    errno = saved_errno;
+    return -1;
 }
 
 static int topology_load (hwloc_topology_t *topop,
                           const struct topo_source *src)
 {
     hwloc_topology_t topo;
+    char *xml = NULL;
+    size_t xmllen = 0;
 
     /* The ABI of hwloc changes with its major version. */
     if ((hwloc_get_api_version () >> 16) != (HWLOC_API_VERSION >> 16))
         return rp_error_set (
             src->error, EINVAL, "%s: library version %#x, built for %#x",
             src->prefix, hwloc_get_api_version (), HWLOC_API_VERSION);
-    if (hwloc_topology_init (&topo) < 0)
+    if (src->xmlfile && read_xml (src->xmlfile, &xml, &xmllen) < 0)
         return load_error (src, errno);
+    if (hwloc_topology_init (&topo) < 0) {
+        free (xml);
+        return load_error (src, errno);
+    }
     errno = 0; /* hwloc does not always set errno when it fails */
     if (hwloc_topology_set_io_types_filter (topo, HWLOC_TYPE_FILTER_KEEP_ALL)
         < 0)
         goto error_destroy;
 #if defined(__linux__) && HWLOC_API_VERSION >= 0x00020100
+    /* EINVAL: no such component (hwloc's plugins are not installed). */
     if (!src->xmlfile
         && hwloc_topology_set_components (
                topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "pci")
-               < 0)
+               < 0
+        && errno != EINVAL)
         goto error_destroy;
+    errno = 0;
 #endif
-    if (src->xmlfile && hwloc_topology_set_xml (topo, src->xmlfile) < 0)
+    /* hwloc wants the length with the terminating NUL. */
+    if (xml && hwloc_topology_set_xmlbuffer (topo, xml, (int)xmllen + 1) < 0)
         goto error_destroy;
     if (hwloc_topology_load (topo) < 0)
         goto error_destroy;
+    free (xml);
     *topop = topo;
     return 0;
 error_destroy:;
     int saved_errno = errno ? errno : EINVAL;
     hwloc_topology_destroy (topo);
-    return load_error (src, saved_errno);
+    free (xml);
+    /* Anything hwloc refuses in a file respol could read is a bad file. */
+    return load_error (src, src->xmlfile ? EINVAL : saved_errno);
 }
 
 int rhwloc_load (hwloc_topology_t *topo, const char *xmlfile,
@@ -182,9 +279,45 @@ static hwloc_obj_t pci_ancestor (hwloc_obj_t o)
     return o;
 }
 
+/* A PCI device that is a GPU by its class and vendor: a 3D or display
+ * controller (0x0302, 0x0380) from NVIDIA, AMD or Intel, or a VGA
+ * controller (0x0300) from NVIDIA or AMD (AMD's MI50 and MI100 present
+ * themselves as VGA; Intel's VGA devices are integrated graphics).  BMC
+ * display chips (ASPEED, Matrox) are none of these vendors. */
+static bool is_gpu_pci (hwloc_obj_t o)
+{
+    unsigned short class_id = o->attr->pcidev.class_id;
+    unsigned short vendor = o->attr->pcidev.vendor_id;
+    bool nvidia = vendor == 0x10de, amd = vendor == 0x1002,
+         intel = vendor == 0x8086;
+
+    if (class_id == 0x0302 || class_id == 0x0380)
+        return nvidia || amd || intel;
+    return class_id == 0x0300 && (nvidia || amd);
+}
+
+/* Without a compute OS device anywhere: the GPU PCI devices, in hwloc's
+ * order (the order their OS devices would have). */
+static unsigned int pci_gpus (hwloc_topology_t topo, hwloc_obj_t *gpus,
+                              unsigned int max)
+{
+    unsigned int n = 0;
+    hwloc_obj_t o = NULL;
+
+    while ((o = hwloc_get_next_pcidev (topo, o))) {
+        if (!is_gpu_pci (o))
+            continue;
+        if (n < max)
+            gpus[n] = o;
+        n++;
+    }
+    return n;
+}
+
 /* One pass over the OS devices; a PCI device already counted is marked
  * through its userdata, and the marks are cleared afterwards so that the
- * topology can be asked again. */
+ * topology can be asked again.  No compute device at all: the PCI
+ * fallback. */
 unsigned int rhwloc_gpus (hwloc_topology_t topo, hwloc_obj_t *gpus,
                           unsigned int max)
 {
@@ -210,7 +343,7 @@ unsigned int rhwloc_gpus (hwloc_topology_t topo, hwloc_obj_t *gpus,
         if (pci && pci->userdata == &counted)
             pci->userdata = NULL;
     }
-    return n;
+    return n > 0 ? n : pci_gpus (topo, gpus, max);
 }
 
 static struct rp_idset *topology_gpus (hwloc_topology_t topo, rp_error_t *error)

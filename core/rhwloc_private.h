@@ -14,6 +14,11 @@
 
 #include <respol/error.h>
 
+/* The largest hwloc XML file read.  Real machines' files are a few MB
+ * (a node with hundreds of PCI devices); hwloc takes the length as an int. */
+#define RHWLOC_XML_MAX_BYTES (64 << 20)
+#define RHWLOC_XML_MAX_TEXT "64 MiB"
+
 /* Load this machine's topology (xmlfile NULL) or an XML file, keeping
  * every I/O object.  Call it on an XML file only in a child process
  * (rhwloc_run_child): hwloc may crash on malformed XML. */

@@ -11,11 +11,37 @@ T="$RESPOL_DATA/topologies"
 
 # coral-lassen: 40 cores, 4 GPUs seen by both CUDA and NVML (counted once);
 # eas-tioga: 64 cores, 8 RSMI GPUs; epyc-corona: 48 cores, 4 OpenCL GPUs;
-# cts1-quartz-smt1: 36 cores, no GPU.
-for topo in coral-lassen eas-tioga epyc-corona cts1-quartz-smt1; do
+# cts1-quartz-smt1: 36 cores, no GPU; h200-vm: 16 cores, 1 GPU found by its
+# PCI class (Debian's hwloc has no CUDA or NVML component).
+for topo in coral-lassen eas-tioga epyc-corona cts1-quartz-smt1 h200-vm; do
 	test_expect_success "encode --xml $topo.xml" "
 		respol R encode --xml=$T/$topo.xml >out &&
 		test_cmp $D/hwloc-$topo.expected out
+	"
+done
+
+# The same topologies without their compute OS devices (CUDA, NVML, RSMI,
+# OpenCL: what Debian's hwloc lacks): the GPUs are found by PCI class and
+# vendor, numbered and placed as their OS devices numbered and placed them.
+strip_gpu_osdevs() {
+	awk '
+		skip { if (/<\/object>/) skip = 0; next }
+		/<object type="OSDev"/ && /osdev_type="[15]"/ {
+			if (!/\/>[[:space:]]*$/) skip = 1
+			next
+		}
+		{ print }
+	' "$1"
+}
+for topo in coral-lassen eas-tioga epyc-corona; do
+	test_expect_success "$topo.xml without compute OS devices: the same GPUs by PCI class" "
+		strip_gpu_osdevs $T/$topo.xml >stripped.xml &&
+		! grep 'osdev_type=\"[15]\"' stripped.xml &&
+		respol R encode --xml=stripped.xml >out &&
+		test_cmp $D/hwloc-$topo.expected out &&
+		respol graph show --xml=$T/$topo.xml >expected &&
+		respol graph show --xml=stripped.xml >out &&
+		test_cmp expected out
 	"
 done
 
@@ -69,6 +95,16 @@ test_expect_success 'encode --xml: XML on which hwloc itself crashes is an error
 test_expect_success 'encode --xml: a directory' '
 	test_error 1 "respol: R: encode: hwloc: .: cannot load topology: Is a directory" \
 		respol R encode -f .
+'
+
+test_expect_success 'encode --xml: a FIFO is refused at once, not waited on' '
+	mkfifo topo.fifo &&
+	test_error 1 "respol: R: encode: hwloc: topo.fifo: cannot load topology: not a regular file" \
+		timeout 10 respol R encode --xml=topo.fifo
+'
+test_expect_success 'encode --xml: a character device' '
+	test_error 1 "respol: R: encode: hwloc: /dev/zero: cannot load topology: not a regular file" \
+		respol R encode --xml=/dev/zero
 '
 
 # This machine: whatever it has, at least one core.

@@ -8,13 +8,16 @@
  * `make check` exports; run by hand with RESPOL_SRCDIR=/path/to/source.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <respol/rset.h>
 
+#include "core/rhwloc_private.h"
 #include "t/tap/tap.h"
 
 static const char *srcdir (void)
@@ -55,6 +58,10 @@ static const struct {
     { "epyc-corona.xml", "corona145", "0-47", "0-3" },
     /* 2 x 18-core Xeon E5-2695 v4, SMT off, no GPU. */
     { "cts1-quartz-smt1.xml", "quartz386", "0-35", "" },
+    /* A 16-core VM with one NVIDIA H200, dumped by Debian's hwloc 2.9:
+     * no OS device for the GPU (no CUDA or NVML component), found by its
+     * PCI class and vendor. */
+    { "h200-vm.xml", "vm", "0-15", "0" },
 };
 
 static void test_real_topologies (void)
@@ -305,6 +312,7 @@ static const struct {
     { "missing file", NULL, "/nonexistent/topology.xml", ENOENT,
       "No such file or directory" },
     { "directory", NULL, "/", EISDIR, "Is a directory" },
+    { "character device", NULL, "/dev/zero", EINVAL, "not a regular file" },
     { "empty file", "", NULL, EINVAL, "not a valid hwloc XML topology" },
     { "not XML", "hello world\n", NULL, EINVAL,
       "not a valid hwloc XML topology" },
@@ -337,6 +345,44 @@ static void test_failures (void)
         if (failures[i].content)
             unlink (path);
     }
+}
+
+/* A FIFO is refused without waiting for a writer; a file over the limit
+ * is refused before it is read (a sparse file: no disk is used). */
+static void test_special_files (void)
+{
+    char dir[] = "/tmp/rhwloc-XXXXXX";
+    char fifo[64], big[64], want[256];
+    rp_error_t error = { { 0 } };
+    struct rp_rset *r;
+    int fd;
+
+    if (!mkdtemp (dir))
+        BAIL_OUT ("mkdtemp: %s", strerror (errno));
+    snprintf (fifo, sizeof (fifo), "%s/fifo.xml", dir);
+    snprintf (big, sizeof (big), "%s/big.xml", dir);
+    if (mkfifo (fifo, 0600) < 0
+        || (fd = open (big, O_WRONLY | O_CREAT, 0600)) < 0
+        || ftruncate (fd, RHWLOC_XML_MAX_BYTES + 1) < 0 || close (fd) < 0)
+        BAIL_OUT ("cannot make test files: %s", strerror (errno));
+
+    errno = 0;
+    r = rp_rset_from_hwloc (0, NULL, fifo, &error);
+    ok (r == NULL && errno == EINVAL, "a FIFO fails with EINVAL, not waiting");
+    snprintf (want, sizeof (want),
+              "R: hwloc: %s: cannot load topology: not a regular file", fifo);
+    is (error.text, want, "a FIFO: message");
+
+    errno = 0;
+    r = rp_rset_from_hwloc (0, NULL, big, &error);
+    ok (r == NULL && errno == EFBIG, "a file over the limit fails with EFBIG");
+    snprintf (want, sizeof (want),
+              "R: hwloc: %s: cannot load topology: larger than 64 MiB", big);
+    is (error.text, want, "a file over the limit: message");
+
+    unlink (fifo);
+    unlink (big);
+    rmdir (dir);
 }
 
 /* hwloc 2.9 segfaults on this file; the library reads XML in a child
@@ -424,6 +470,7 @@ int main (void)
     test_pus_and_hostname_fallback ();
     test_local ();
     test_failures ();
+    test_special_files ();
     test_hwloc_crash_is_an_error ();
     test_bad_hostname ();
     test_bad_rank ();
