@@ -106,16 +106,38 @@ struct loader {
     json_t *explicit_names; /* name -> true, every explicit name */
 };
 
-static const char config_default[] = RP_SYSCONFDIR "/respol/respol.yaml";
+static const char config_installed[] = RP_SYSCONFDIR "/respol/respol.yaml";
+static char *config_default; /* set by rp_config_set_defaults */
 
 const char *rp_config_default_path (void)
 {
-    return config_default;
+    return config_default ? config_default : config_installed;
 }
 
 const char *rp_config_plugin_dir (void)
 {
-    return RP_PLUGINDIR;
+    return plugin_builtin_dirs ();
+}
+
+int rp_config_set_defaults (const char *default_path, const char *plugin_dirs)
+{
+    char *copy = NULL;
+
+    if (default_path && default_path[0] != '/') {
+        errno = EINVAL;
+        return -1;
+    }
+    if (default_path && !(copy = strdup (default_path)))
+        return -1;
+    if (plugin_dirs && plugin_set_builtin_dirs (plugin_dirs) < 0) {
+        free (copy);
+        return -1;
+    }
+    if (copy) {
+        free (config_default);
+        config_default = copy;
+    }
+    return 0;
 }
 
 /* --- messages ----------------------------------------------------------- */
@@ -555,7 +577,7 @@ static const char *choose_path (const char *path, bool *optional)
     if (env && *env)
         return env;
     *optional = true;
-    return config_default;
+    return rp_config_default_path ();
 }
 
 static void loader_free (struct loader *ld)

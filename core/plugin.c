@@ -818,7 +818,8 @@ static int path_add (char ***dirs, size_t *n, const char *dir)
     return 0;
 }
 
-/* Add the absolute entries of env to dirs, warning about the others. */
+/* Add the absolute entries of the colon-separated env to dirs, warning in
+ * diags (which may be NULL) about the others. */
 static int path_add_env (char ***dirs, size_t *n, const char *env,
                          struct rp_diags *diags)
 {
@@ -847,6 +848,37 @@ static int path_add_env (char ***dirs, size_t *n, const char *env,
     }
 }
 
+/* The directories searched last: RP_PLUGINDIR, or what
+ * rp_config_set_defaults put there (core/config.c).  Colon separated. */
+static char *builtin_dirs;
+
+const char *plugin_builtin_dirs (void)
+{
+    return builtin_dirs ? builtin_dirs : RP_PLUGINDIR;
+}
+
+int plugin_set_builtin_dirs (const char *dirs)
+{
+    const char *s = dirs;
+    char *copy;
+
+    for (;;) {
+        size_t len = strcspn (s, ":");
+        if (len == 0 || s[0] != '/') {
+            errno = EINVAL;
+            return -1;
+        }
+        if (s[len] == '\0')
+            break;
+        s += len + 1;
+    }
+    if (!(copy = strdup (dirs)))
+        return -1;
+    free (builtin_dirs);
+    builtin_dirs = copy;
+    return 0;
+}
+
 int plugin_path_create (char *const *cfg_dirs, size_t ncfg,
                         struct rp_diags *diags, char ***dirsp)
 {
@@ -859,7 +891,8 @@ int plugin_path_create (char *const *cfg_dirs, size_t ncfg,
             goto nomem;
     if (env && path_add_env (&dirs, &n, env, diags) < 0)
         goto nomem;
-    if (path_add (&dirs, &n, RP_PLUGINDIR) < 0)
+    /* Checked absolute when set: no warning to give. */
+    if (path_add_env (&dirs, &n, plugin_builtin_dirs (), NULL) < 0)
         goto nomem;
     *dirsp = dirs;
     return 0;

@@ -61,8 +61,14 @@ void plugin_close (struct rp_plugin *p);
 /* The search path for plugin names: the configuration's directories
  * (cfg_dirs, ncfg of them), then the absolute entries of
  * $RESPOL_PLUGIN_PATH (a warning in diags for each empty or relative
- * one), then RP_PLUGINDIR.  *dirs is a NULL-terminated array of copies;
- * free it with plugin_path_free. */
+ * one), then plugin_builtin_dirs().  *dirs is a NULL-terminated array of
+ * copies; free it with plugin_path_free. */
+/* The directories searched last, colon separated: RP_PLUGINDIR unless
+ * plugin_set_builtin_dirs (absolute directories only: else EINVAL)
+ * replaced it.  Static until the next plugin_set_builtin_dirs. */
+const char *plugin_builtin_dirs (void);
+int plugin_set_builtin_dirs (const char *dirs);
+
 int plugin_path_create (char *const *cfg_dirs, size_t ncfg,
                         struct rp_diags *diags, char ***dirs);
 void plugin_path_free (char **dirs);

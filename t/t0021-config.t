@@ -88,10 +88,25 @@ test_expect_success 'without FILE, $RESPOL_CONFIG is checked' '
 	echo "one.yaml: ok (1 plugin: validate: warn-all)" >expected &&
 	test_cmp expected out
 '
-test -e "$DEFAULT" || test_set_prereq DEFAULT_MISSING
-test_expect_success DEFAULT_MISSING 'without FILE nor $RESPOL_CONFIG, a missing installed default is empty' '
+# The build tree's own command reads the source tree's configuration and
+# finds the build tree's shipped plugins, as it would once installed; the
+# installed command never looks there (t0024).
+test_expect_success 'run from the build tree, the default is the source tree conf/respol.yaml' '
+	test "$DEFAULT" = "$RESPOL_SRCDIR/conf/respol.yaml" &&
 	env -u RESPOL_CONFIG respol config check >out &&
-	echo "$DEFAULT: not found: the configuration is empty" >expected &&
+	echo "$RESPOL_SRCDIR/conf/respol.yaml: ok (no plugins)" >expected &&
+	test_cmp expected out
+'
+test_expect_success 'run from the build tree, the shipped plugins are searched in the build tree' '
+	echo "$RESPOL_BUILDDIR/plugins/validate/.libs:$RESPOL_BUILDDIR/plugins/match/.libs" >expected &&
+	echo "$PLUGINDIR" >actual &&
+	test_cmp expected actual &&
+	cat >shipped.yaml <<-\EOF &&
+	validate: [{plugin: require-duration}]
+	match: [{plugin: locality}]
+	EOF
+	env -u RESPOL_PLUGIN_PATH respol config check shipped.yaml >out &&
+	echo "shipped.yaml: ok (2 plugins: validate: require-duration; match: locality)" >expected &&
 	test_cmp expected out
 '
 test_expect_success 'a directory is not an empty configuration' '

@@ -100,6 +100,21 @@ test_expect_success 'its compiled-in plugin directory is where the plugins went'
 	irespol plugin --help >help &&
 	grep "then $(echo "$PLUGINDIR" | sed "s|^$DEST||")\.$" help
 '
+test_expect_success 'installed, it never looks in the build tree' '
+	irespol plugin --help >help &&
+	! grep "$RESPOL_BUILDDIR" help &&
+	irespol config --help >help &&
+	! grep "$RESPOL_BUILDDIR" help &&
+	! grep "$RESPOL_SRCDIR/conf" help
+'
+IDEFAULT=$(irespol config --help 2>/dev/null |
+	sed -n "s/^ *\(\/.*respol.yaml\))$/\1/p")
+test -n "$IDEFAULT" && ! test -e "$IDEFAULT" && test_set_prereq DEFAULT_MISSING
+test_expect_success DEFAULT_MISSING 'without FILE nor $RESPOL_CONFIG, a missing installed default is empty' '
+	(unset RESPOL_CONFIG && irespol config check >out) &&
+	echo "$IDEFAULT: not found: the configuration is empty" >expected &&
+	test_cmp expected out
+'
 test_expect_success 'the example builds with exactly the documented command' '
 	cp "$EXAMPLES/site-validator.c" site.c &&
 	cc -shared -fPIC $(pkg-config --cflags respol) -o site.so site.c &&

@@ -24,7 +24,9 @@
  * A plugin named without '/' is searched, in order, in the configuration's
  * plugin-path, then in $RESPOL_PLUGIN_PATH (colon separated; empty and
  * relative entries are ignored with a warning), then in the installed
- * plugin directory; the current directory is never searched.  A plugin
+ * plugin directory (rp_config_plugin_dir: the build tree's plugin
+ * directories for the build tree's own command); the current directory is
+ * never searched.  A plugin
  * file is refused if it, any directory above it (symbolic links resolved,
  * up to "/"), or any directory above the name as written (the search
  * directory) is writable by group or others, or is owned by a user other
@@ -83,8 +85,8 @@ struct rp_config;
 
 /* Read the configuration at path and load every stack it configures.
  * path NULL means $RESPOL_CONFIG when set and not empty, else the
- * installed default rp_config_default_path(); a missing installed default
- * is an empty configuration, a missing file named otherwise is an error.
+ * default rp_config_default_path(); a missing default is an empty
+ * configuration, a missing file named otherwise is an error.
  * A file that holds nothing but blank lines and comments is an empty
  * configuration.  Every error and warning is appended to diags (which may
  * be NULL), one line each, e.g.
@@ -100,13 +102,28 @@ struct rp_config *rp_config_load (const char *path, int flags,
  * keeps errno. */
 void rp_config_destroy (struct rp_config *cfg);
 
-/* The file read, or NULL when the installed default was missing.
+/* The file read, or NULL when the default was missing.
  * Borrowed. */
 const char *rp_config_path (const struct rp_config *cfg);
-/* The installed default: RP_SYSCONFDIR "/respol/respol.yaml".  Static. */
+/* The default configuration: the installed RP_SYSCONFDIR
+ * "/respol/respol.yaml" unless rp_config_set_defaults changed it.
+ * Borrowed until the next rp_config_set_defaults. */
 const char *rp_config_default_path (void);
-/* The installed plugin directory, searched last: RP_PLUGINDIR.  Static. */
+/* The plugin directories searched last, colon separated: the installed
+ * RP_PLUGINDIR unless rp_config_set_defaults changed them.  Borrowed until
+ * the next rp_config_set_defaults. */
 const char *rp_config_plugin_dir (void);
+/* Replace, for this process, the installed default configuration
+ * (default_path) and the installed plugin directory (plugin_dirs: one or
+ * more absolute directories, colon separated); NULL keeps that one as it
+ * is.  For a program that runs uninstalled, from respol's build tree (the
+ * respol command does this when it is the build tree's own), or a host
+ * that carries respol's plugins in a directory of its own.  The strings
+ * are copied.  Call it before loading any configuration or plugin, from
+ * one thread.  -1 with EINVAL (an empty or relative path) or ENOMEM, and
+ * nothing changed. */
+int rp_config_set_defaults (const char *default_path,
+                            const char *plugin_dirs);
 
 /* --- stacks ------------------------------------------------------------- */
 

@@ -4,11 +4,24 @@
  * This file only dispatches; each subcommand lives in its own file and
  * prints errors as "respol: SUBCOMMAND: message", exiting 1 on bad input
  * and 2 on bad usage (see cmd.h).
+ *
+ * Run uninstalled, from the build tree that built it (the binary libtool
+ * leaves in core/.libs), the command uses that tree's shipped plugins and
+ * its conf/respol.yaml instead of the installed ones, as flux-core's
+ * commands do; an installed respol is never that binary, so it never looks
+ * in a build tree.
  */
+#include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <respol/config.h>
 
 #include "config.h"
+#include "core/paths.h"
 #include "cmd.h"
 
 struct subcommand {
@@ -39,8 +52,25 @@ static void usage (FILE *f)
     fprintf (f, "\nRun 'respol SUBCOMMAND --help' for the options of one.\n");
 }
 
+static void use_build_tree_when_uninstalled (void)
+{
+    char exe[PATH_MAX];
+    char *built;
+    ssize_t n = readlink ("/proc/self/exe", exe, sizeof (exe) - 1);
+
+    if (n <= 0)
+        return;
+    exe[n] = '\0';
+    if (!(built = realpath (RP_BUILD_EXEDIR, NULL)))
+        return;
+    if (!strcmp (dirname (exe), built))
+        (void)rp_config_set_defaults (RP_BUILD_CONFIG, RP_BUILD_PLUGINDIRS);
+    free (built);
+}
+
 int main (int argc, char **argv)
 {
+    use_build_tree_when_uninstalled ();
     if (argc < 2) {
         usage (stderr);
         return EXIT_USAGE;

@@ -1138,6 +1138,65 @@ static void test_stack_edges (void)
     rp_jobspec_destroy (js);
 }
 
+/* rp_config_set_defaults replaces the installed default configuration and
+ * plugin directory for the process (the build tree's command uses it);
+ * bad arguments change nothing.  Runs last: it changes process state. */
+static void test_set_defaults (void)
+{
+    struct rp_diags *d = rp_diags_create ();
+    struct rp_config *cfg;
+    char dirs[2 * PATH_MAX + 2];
+    char want[4 * PATH_MAX];
+
+    errno = 0;
+    ok (rp_config_set_defaults ("relative.yaml", NULL) < 0 && errno == EINVAL,
+        "set_defaults: a relative configuration path: EINVAL");
+    errno = 0;
+    ok (rp_config_set_defaults (NULL, "") < 0 && errno == EINVAL,
+        "set_defaults: empty plugin directories: EINVAL");
+    errno = 0;
+    ok (rp_config_set_defaults (tmp ("x.yaml"), "/a:b") < 0 && errno == EINVAL,
+        "set_defaults: a relative plugin directory: EINVAL");
+    is (rp_config_plugin_dir (), RP_PLUGINDIR, "which changed nothing");
+    ok (strcmp (rp_config_default_path (), tmp ("x.yaml")) != 0,
+        "not even the configuration given with them");
+
+    snprintf (dirs, sizeof (dirs), "%s:%s", tmp ("empty"), fixdir);
+    ok (rp_config_set_defaults (tmp ("default.yaml"), dirs) == 0,
+        "set_defaults: both");
+    is (rp_config_default_path (), tmp ("default.yaml"),
+        "the default configuration is the one set");
+    is (rp_config_plugin_dir (), dirs, "the plugin directories are those set");
+
+    write_file (tmp ("default.yaml"), "validate:\n  - plugin: good\n");
+    cfg = rp_config_load (NULL, 0, d);
+    ok (cfg && rp_config_path (cfg) && !strcmp (rp_config_path (cfg),
+                                                 tmp ("default.yaml")),
+        "path NULL reads the default set");
+    ok (cfg && count (cfg) == 1, "whose plugin is found in the directories set");
+    rp_config_destroy (cfg);
+
+    rp_diags_clear (d);
+    cfg = load ("validate:\n  - plugin: nothere\n", 0, d);
+    snprintf (want, sizeof (want),
+              "%s:2:13: validate[0]: plugin 'nothere' not found in %s",
+              cfgpath, dirs);
+    is (messages (d), want, "they are searched last, in order");
+    rp_config_destroy (cfg);
+
+    unlink (tmp ("default.yaml"));
+    cfg = rp_config_load (NULL, 0, d);
+    ok (cfg && rp_config_path (cfg) == NULL && count (cfg) == 0,
+        "a missing default set is the empty configuration");
+    rp_config_destroy (cfg);
+
+    ok (rp_config_set_defaults (NULL, RP_PLUGINDIR) == 0
+            && !strcmp (rp_config_plugin_dir (), RP_PLUGINDIR)
+            && !strcmp (rp_config_default_path (), tmp ("default.yaml")),
+        "NULL keeps the configuration as it is");
+    rp_diags_destroy (d);
+}
+
 int main (void)
 {
     plan (NO_PLAN);
@@ -1160,6 +1219,7 @@ int main (void)
     test_log ();
     test_stack_run ();
     test_stack_edges ();
+    test_set_defaults ();
     fixtures_cleanup ();
     return done_testing ();
 }
