@@ -111,9 +111,13 @@ test_expect_success 'tricky values keep their JSON types and text' '
 '
 
 # flux-core reads jobspec YAML with PyYAML: the JSON must be what it reads.
-if python3 -c "import yaml" 2>/dev/null; then
-	test_set_prereq PYYAML
-fi
+# The first python3 that has it (scripts/install-deps installs Debian's).
+for PY in python3 /usr/bin/python3; do
+	if "$PY" -c "import yaml" 2>/dev/null; then
+		test_set_prereq PYYAML
+		break
+	fi
+done
 test_expect_success PYYAML 'JSON output equals what PyYAML reads, every file' '
 	cat >same.py <<-\EOF &&
 	import json, sys, yaml
@@ -128,7 +132,7 @@ test_expect_success PYYAML 'JSON output equals what PyYAML reads, every file' '
 	for f in tricky.yaml conformance/*/*.yaml; do
 		respol jobspec convert --json "$f" >"$f.json" || return 1
 	done &&
-	python3 same.py tricky.yaml conformance/*/*.yaml
+	"$PY" same.py tricky.yaml conformance/*/*.yaml
 '
 
 # errors and usage
