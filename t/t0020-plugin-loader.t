@@ -161,20 +161,20 @@ test_expect_success 'info: a file writable by others is refused' '
 	mkdir -p sec &&
 	cp "$FIX/good.so" sec/good.so &&
 	chmod o+w sec/good.so &&
-	test_error 1 "respol: plugin: $(pwd -P)/sec/good.so: refusing to load: the file is writable by group or others (mode 0757)" \
+	test_error 1 "respol: plugin: $(pwd -P)/sec/good.so: refusing to load: the file is writable by group or others (mode 0757): chmod go-w" \
 		respol plugin info sec/good.so
 '
 test_expect_success 'info: a directory writable by others is refused' '
 	chmod o-w sec/good.so &&
 	chmod o+w sec &&
-	test_error 1 "respol: plugin: $(pwd -P)/sec/good.so: refusing to load: directory $(pwd -P)/sec is writable by group or others (mode 0757)" \
+	test_error 1 "respol: plugin: $(pwd -P)/sec/good.so: refusing to load: directory $(pwd -P)/sec is writable by group or others (mode 0757): chmod go-w, or chmod +t if shared" \
 		respol plugin info sec/good.so &&
 	chmod o-w sec
 '
 test_expect_success 'info: a group-writable file is refused (group members are other users)' '
 	chmod g+w sec/good.so &&
 	test_when_finished "chmod g-w sec/good.so" &&
-	test_error 1 "respol: plugin: $(pwd -P)/sec/good.so: refusing to load: the file is writable by group or others (mode 0775)" \
+	test_error 1 "respol: plugin: $(pwd -P)/sec/good.so: refusing to load: the file is writable by group or others (mode 0775): chmod go-w" \
 		respol plugin info sec/good.so
 '
 test_expect_success 'info: an ancestor directory writable by others is refused' '
@@ -182,7 +182,7 @@ test_expect_success 'info: an ancestor directory writable by others is refused' 
 	cp "$FIX/good.so" top/sub/good.so &&
 	chmod 0777 top &&
 	test_when_finished "chmod 0755 top" &&
-	test_error 1 "respol: plugin: $(pwd -P)/top/sub/good.so: refusing to load: directory $(pwd -P)/top is writable by group or others (mode 0777)" \
+	test_error 1 "respol: plugin: $(pwd -P)/top/sub/good.so: refusing to load: directory $(pwd -P)/top is writable by group or others (mode 0777): chmod go-w, or chmod +t if shared" \
 		respol plugin info top/sub/good.so
 '
 test_expect_success 'info: a symlink in a directory writable by others is refused' '
@@ -191,8 +191,55 @@ test_expect_success 'info: a symlink in a directory writable by others is refuse
 	respol plugin info open/good.so >/dev/null &&
 	chmod 0777 open &&
 	test_when_finished "chmod 0755 open" &&
-	test_error 1 "respol: plugin: $(pwd -P)/open/good.so: refusing to load: directory $(pwd -P)/open is writable by group or others (mode 0777)" \
+	test_error 1 "respol: plugin: $(pwd -P)/open/good.so: refusing to load: directory $(pwd -P)/open is writable by group or others (mode 0777): chmod go-w, or chmod +t if shared" \
 		respol plugin info open/good.so
+'
+# A sticky directory (/tmp) may be writable by others: no one else can
+# rename or replace the user's entry in it, so the path is safe when that
+# entry is the user's (or root's).
+test_expect_success 'info: a plugin below a sticky directory writable by others loads (as below /tmp)' '
+	mkdir -p shared/mine &&
+	cp "$FIX/good.so" shared/mine/good.so &&
+	chmod 1777 shared &&
+	respol plugin info shared/mine/good.so >out &&
+	grep "^name: *good$" out
+'
+test_expect_success 'info: so does one in a sticky directory, and below a sticky group-writable one' '
+	chmod 1775 shared &&
+	respol plugin info shared/mine/good.so >/dev/null &&
+	chmod 1777 shared/mine &&
+	respol plugin info shared/mine/good.so >/dev/null &&
+	chmod 0755 shared/mine
+'
+test_expect_success 'info: a directory writable by others without the sticky bit is still refused' '
+	chmod 0777 shared &&
+	test_when_finished "chmod 1777 shared" &&
+	test_error 1 "respol: plugin: $(pwd -P)/shared/mine/good.so: refusing to load: directory $(pwd -P)/shared is writable by group or others (mode 0777): chmod go-w, or chmod +t if shared" \
+		respol plugin info shared/mine/good.so
+'
+if test "$(id -u)" = 0 && id nobody >/dev/null 2>&1; then
+	test_set_prereq ROOT
+fi
+test_expect_success ROOT 'info: a directory of another user in a sticky directory is refused' '
+	mkdir -p shared/theirs &&
+	cp "$FIX/good.so" shared/theirs/good.so &&
+	chown nobody shared/theirs &&
+	test_error 1 "respol: plugin: $(pwd -P)/shared/theirs/good.so: refusing to load: theirs in sticky directory $(pwd -P)/shared (mode 1777) is owned by uid $(id -u nobody), neither root nor the current user" \
+		respol plugin info shared/theirs/good.so
+'
+test_expect_success ROOT 'info: a symlink of another user in a sticky directory is refused, though it leads to a safe plugin' '
+	ln -s "$FIX/good.so" shared/link.so &&
+	chown -h nobody shared/link.so &&
+	chmod 1775 shared &&
+	test_when_finished "chmod 1777 shared" &&
+	test_error 1 "respol: plugin: $(pwd -P)/shared/link.so: refusing to load: link.so in sticky directory $(pwd -P)/shared (mode 1775) is owned by uid $(id -u nobody), neither root nor the current user" \
+		respol plugin info shared/link.so
+'
+test_expect_success ROOT 'info: a sticky directory of another user is refused (its owner may rename what is in it)' '
+	chown nobody shared &&
+	test_when_finished "chown 0 shared" &&
+	test_error 1 "respol: plugin: $(pwd -P)/shared/mine/good.so: refusing to load: directory $(pwd -P)/shared is owned by uid $(id -u nobody), neither root nor the current user" \
+		respol plugin info shared/mine/good.so
 '
 test_expect_success 'info: a constructor calling a missing function does not kill respol' '
 	test_error 1 "respol: plugin: $FIX/ctor-undefined.so: undefined symbol: rp_ctor_no_such_function" \

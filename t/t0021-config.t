@@ -275,7 +275,7 @@ test_expect_success 'search: a directory named NAME.so stops the search (not a r
 	plugin-path: ["$(pwd -P)/shadow", "$(pwd -P)/first"]
 	validate: [{plugin: good}]
 	EOF
-	test_error 1 "respol: config: shadow.yaml:2:21: validate[0]: $(pwd -P)/shadow/good.so: not a regular file" \
+	test_error 1 "respol: config: shadow.yaml:2:21: validate[0]: $(pwd -P)/shadow/good.so: not a regular file (a directory)" \
 		respol config check shadow.yaml
 '
 test_expect_success 'search: so does a dangling symlink NAME.so (one rule)' '
@@ -293,7 +293,7 @@ test_expect_success 'a plugin writable by others is refused' '
 	validate:
 	  - plugin: "$(pwd -P)/second/good.so"
 	EOF
-	test_error 1 "respol: config: insecure.yaml:2:13: validate[0]: $(pwd -P)/second/good.so: refusing to load: the file is writable by group or others (mode 0757)" \
+	test_error 1 "respol: config: insecure.yaml:2:13: validate[0]: $(pwd -P)/second/good.so: refusing to load: the file is writable by group or others (mode 0757): chmod go-w" \
 		respol config check insecure.yaml
 '
 test_expect_success 'unless the configuration says allow-insecure-path: true' '
@@ -307,19 +307,19 @@ test_expect_success 'a plugin in a directory writable by others is refused' '
 	chmod o+w second &&
 	test_when_finished "chmod o-w second" &&
 	sed "/allow-insecure-path/d" insecure.yaml >insecure2.yaml &&
-	test_error 1 "respol: config: insecure2.yaml:2:13: validate[0]: $(pwd -P)/second/good.so: refusing to load: directory $(pwd -P)/second is writable by group or others (mode 0757)" \
+	test_error 1 "respol: config: insecure2.yaml:2:13: validate[0]: $(pwd -P)/second/good.so: refusing to load: directory $(pwd -P)/second is writable by group or others (mode 0757): chmod go-w, or chmod +t if shared" \
 		respol config check insecure2.yaml
 '
 test_expect_success 'a configuration writable by others is refused, allow-insecure-path or not' '
 	chmod o+w insecure.yaml &&
 	test_when_finished "chmod o-w insecure.yaml" &&
-	test_error 1 "respol: config: configuration insecure.yaml: refusing to read: the file is writable by group or others (mode 0646)" \
+	test_error 1 "respol: config: configuration insecure.yaml: refusing to read: the file is writable by group or others (mode 0646): chmod go-w" \
 		respol config check insecure.yaml
 '
 test_expect_success 'a group-writable configuration is refused, also from $RESPOL_CONFIG' '
 	chmod g+w insecure2.yaml &&
 	test_when_finished "chmod g-w insecure2.yaml" &&
-	RESPOL_CONFIG=insecure2.yaml test_error 1 "respol: plugin: configuration insecure2.yaml: refusing to read: the file is writable by group or others (mode 0664)" \
+	RESPOL_CONFIG=insecure2.yaml test_error 1 "respol: plugin: configuration insecure2.yaml: refusing to read: the file is writable by group or others (mode 0664): chmod go-w" \
 		respol plugin list
 '
 test_expect_success 'a configuration below a directory writable by others is refused' '
@@ -327,7 +327,7 @@ test_expect_success 'a configuration below a directory writable by others is ref
 	cp insecure2.yaml cfgdir/c.yaml &&
 	chmod 0777 cfgdir &&
 	test_when_finished "chmod 0755 cfgdir" &&
-	test_error 1 "respol: config: configuration cfgdir/c.yaml: refusing to read: directory $(pwd -P)/cfgdir is writable by group or others (mode 0777)" \
+	test_error 1 "respol: config: configuration cfgdir/c.yaml: refusing to read: directory $(pwd -P)/cfgdir is writable by group or others (mode 0777): chmod go-w, or chmod +t if shared" \
 		respol config check cfgdir/c.yaml
 '
 if test "$(id -u)" = 0 && id nobody >/dev/null 2>&1; then
@@ -338,6 +338,20 @@ test_expect_success ROOT 'a plugin owned by another user is refused' '
 	test_when_finished "chown 0 second/good.so" &&
 	test_error 1 "respol: config: insecure2.yaml:2:13: validate[0]: $(pwd -P)/second/good.so: refusing to load: the file is owned by uid $(id -u nobody), neither root nor the current user" \
 		respol config check insecure2.yaml
+'
+test_expect_success 'a configuration below a sticky directory writable by others loads (as under /tmp)' '
+	mkdir -p sticky/etc &&
+	cp insecure2.yaml sticky/etc/c.yaml &&
+	chmod 1777 sticky &&
+	respol config check sticky/etc/c.yaml >out &&
+	echo "sticky/etc/c.yaml: ok (1 plugin: validate: good)" >expected &&
+	test_cmp expected out
+'
+test_expect_success ROOT 'a configuration of another user in a sticky directory is refused' '
+	cp insecure2.yaml sticky/theirs.yaml &&
+	chown nobody sticky/theirs.yaml &&
+	test_error 1 "respol: config: configuration sticky/theirs.yaml: refusing to read: theirs.yaml in sticky directory $(pwd -P)/sticky (mode 1777) is owned by uid $(id -u nobody), neither root nor the current user" \
+		respol config check sticky/theirs.yaml
 '
 
 test_done

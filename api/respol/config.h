@@ -28,8 +28,9 @@
  * file is refused if it, any directory above it (symbolic links resolved,
  * up to "/"), or any directory above the name as written (the search
  * directory) is writable by group or others, or is owned by a user other
- * than root and the effective user; a world-writable sticky directory
- * such as /tmp is no exception.  allow-insecure-path: true turns these
+ * than root and the effective user, except a sticky directory (/tmp) whose
+ * entry on the path belongs to root or the effective user: no one else
+ * can replace that entry.  allow-insecure-path: true turns these
  * checks off for plugins.  The configuration file gets the same checks,
  * always: an insecure configuration is refused (allow-insecure-path in it
  * cannot vouch for itself).  $RESPOL_CONFIG and $RESPOL_PLUGIN_PATH are

@@ -804,7 +804,7 @@ static void test_insecure (void)
     cfg = load ("validate:\n  - plugin: $TMP/ins/good.so\n", 0, d);
     snprintf (want, sizeof (want),
               "%s:2:13: validate[0]: %s: refusing to load: the file is "
-              "writable by group or others (mode 0666)",
+              "writable by group or others (mode 0666): chmod go-w",
               cfgpath, tmp ("ins/good.so"));
     ok (cfg == NULL, "a file writable by others is refused");
     is (messages (d), want, "with its message");
@@ -855,16 +855,17 @@ static void test_insecure_config (void)
         BAIL_OUT ("mkdir");
     expect_config_refused (tmp ("cfg/sub/a.yaml"), insecure, 0666,
                            "the file is writable by group or others (mode "
-                           "0666)",
+                           "0666): chmod go-w",
                            "a configuration writable by others, even with "
                            "allow-insecure-path");
     expect_config_refused (tmp ("cfg/sub/a.yaml"), "", 0620,
                            "the file is writable by group or others (mode "
-                           "0620)",
+                           "0620): chmod go-w",
                            "a group-writable configuration");
     chmod (tmp ("cfg"), 0777);
     snprintf (why, sizeof (why),
-              "directory %s is writable by group or others (mode 0777)",
+              "directory %s is writable by group or others (mode 0777): "
+              "chmod go-w, or chmod +t if shared",
               tmp ("cfg"));
     expect_config_refused (tmp ("cfg/sub/a.yaml"), "", 0644, why,
                            "a configuration below a directory writable by "
@@ -873,6 +874,12 @@ static void test_insecure_config (void)
     cfg = rp_config_load (tmp ("cfg/sub/a.yaml"), 0, NULL);
     ok (cfg != NULL, "the same configuration, made safe, loads");
     rp_config_destroy (cfg);
+    chmod (tmp ("cfg"), 01777);
+    cfg = rp_config_load (tmp ("cfg/sub/a.yaml"), 0, NULL);
+    ok (cfg != NULL, "below a sticky directory writable by others (an "
+                     "installation under /tmp), it loads");
+    rp_config_destroy (cfg);
+    chmod (tmp ("cfg"), 0755);
     cfg = rp_config_load ("/dev/null", 0, NULL);
     ok (cfg != NULL && count (cfg) == 0,
         "/dev/null (writable by all) is the empty configuration");
