@@ -96,8 +96,41 @@ test_expect_success DEFAULT_MISSING 'without FILE nor $RESPOL_CONFIG, a missing 
 '
 test_expect_success 'a directory is not an empty configuration' '
 	mkdir confdir &&
-	test_error 1 "respol: config: configuration confdir: Is a directory" \
+	test_error 1 "respol: config: configuration confdir: not a regular file (a directory)" \
 		respol config check confdir
+'
+
+# Only a regular file is read, opened once: anything else is refused
+# before it is opened.  Under timeout, so that a FIFO whose open waits for
+# a writer fails the test rather than hanging it.
+test_expect_success 'a FIFO is refused at once, not opened' '
+	mkfifo c.fifo &&
+	test_error 1 "respol: config: configuration c.fifo: not a regular file (a FIFO)" \
+		timeout 10 respol config check c.fifo
+'
+test_expect_success 'a FIFO in $RESPOL_CONFIG too (jobspec validate, match)' '
+	RESPOL_CONFIG=c.fifo test_error 1 "respol: jobspec: configuration c.fifo: not a regular file (a FIFO)" \
+		timeout 10 respol jobspec validate "$RESPOL_DATA/jobspec/v1.yaml" &&
+	RESPOL_CONFIG=c.fifo test_error 1 "respol: match: configuration c.fifo: not a regular file (a FIFO)" \
+		timeout 10 respol match allocate --generate=nodes=1 "$RESPOL_DATA/jobspec/v1.yaml"
+'
+test_expect_success 'a character device (/dev/zero) is refused, not read' '
+	test_error 1 "respol: config: configuration /dev/zero: not a regular file (a character device)" \
+		timeout 10 respol config check /dev/zero
+'
+test_expect_success '/dev/null is the empty configuration, by that name only' '
+	respol config check /dev/null >out &&
+	echo "/dev/null: ok (no plugins)" >expected &&
+	test_cmp expected out &&
+	ln -s /dev/null null.yaml &&
+	test_error 1 "respol: config: configuration null.yaml: not a regular file (a character device)" \
+		respol config check null.yaml
+'
+command -v python3 >/dev/null 2>&1 && test_set_prereq PYTHON
+test_expect_success PYTHON 'a socket is refused' '
+	python3 -c "import socket; socket.socket(socket.AF_UNIX).bind(\"c.sock\")" &&
+	test_error 1 "respol: config: configuration c.sock: not a regular file (a socket)" \
+		timeout 10 respol config check c.sock
 '
 test_expect_success '--verbose prints what plugins log (good logs its block)' '
 	cat >block.yaml <<-EOF &&

@@ -87,13 +87,17 @@ struct rp_config;
  * installed default rp_config_default_path(); a missing installed default
  * is an empty configuration, a missing file named otherwise is an error.
  * A file that holds nothing but blank lines and comments is an empty
- * configuration.  Every error and warning is appended to diags (which may
- * be NULL), one line each, e.g.
+ * configuration, and so is the name "/dev/null" (not opened).  The file is
+ * opened once and read through that open file; anything but a regular
+ * file is refused before it is opened ("configuration c.fifo: not a
+ * regular file (a FIFO)", EINVAL).  Every error and warning is appended to
+ * diags (which may be NULL), one line each, e.g.
  *   respol.yaml:3:1: unknown key 'valdiate'
  *   respol.yaml:7:13: validate[1]: plugin 'limits' not found in /a:/b
  *   respol.yaml:9:13: validate[2] 'strict': init failed: no limit given
  * Returns NULL with errno EINVAL when there was any error (ENOMEM, ENOENT,
- * EACCES... when the file cannot be read), with no plugin left loaded.
+ * EACCES... when the file cannot be read, EPERM when the file checks
+ * refuse it), with no plugin left loaded.
  * Caller must destroy. */
 struct rp_config *rp_config_load (const char *path, int flags,
                                   struct rp_diags *diags);
