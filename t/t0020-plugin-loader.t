@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: LGPL-3.0-or-later
 
 test_description='respol plugin info and list: the loader on every fixture
-plugin (one per failure mode), file checks, the configured stacks as a
-table and as JSON, and bad usage'
+plugin (one per failure mode), file checks (sticky directories included),
+the configured stacks as a table and as JSON, bad usage, and an
+installation below a sticky directory, end to end'
 
 . "${SHARNESS_TEST_SRCDIR:-$(dirname "$0")}/lib-respol.sh"
 
@@ -362,5 +363,66 @@ test_expect_success 'list: what plugins log below warning is not printed' '
 		>out 2>err &&
 	test_must_be_empty err
 '
+
+# End to end: make install into a prefix below a sticky directory that
+# others may write, as into a prefix made with mktemp -d under /tmp (the
+# test makes its own, so as not to depend on /tmp).  Every installation
+# directory is given on the command line, so that nothing goes outside the
+# prefix whatever configure was told.  The installed respol was built for
+# the configured prefix, so it is told where its library, configuration
+# and plugins are; the file checks are the same.  Next to the trash
+# directory, whose name has a space that make install cannot take.
+test -f "$RESPOL_BUILDDIR/Makefile" && command -v make >/dev/null &&
+	test_set_prereq INSTALL
+STICKY="$(dirname "$SHARNESS_TRASH_DIRECTORY")/respol-sticky-t0020.$$"
+P="$STICKY/prefix"
+irespol() {
+	LD_LIBRARY_PATH="$P/lib" RESPOL_CONFIG="$P/etc/respol/respol.yaml" \
+		RESPOL_PLUGIN_PATH="$P/lib/respol/plugins" "$P/bin/respol" "$@"
+}
+test_expect_success INSTALL 'install: make install prefix=DIR, DIR below a sticky directory writable by others' '
+	mkdir "$STICKY" &&
+	chmod 1777 "$STICKY" &&
+	mkdir -m 0755 "$P" &&
+	(
+		unset MAKEFLAGS MFLAGS MAKELEVEL TESTS
+		make -C "$RESPOL_BUILDDIR" install prefix="$P" exec_prefix="$P" \
+			bindir="$P/bin" libdir="$P/lib" includedir="$P/include" \
+			sysconfdir="$P/etc" datarootdir="$P/share" datadir="$P/share" \
+			mandir="$P/share/man"
+	) >install.log 2>&1 &&
+	test -x "$P/bin/respol" &&
+	test -f "$P/lib/respol/plugins/locality.so"
+'
+test_expect_success INSTALL 'install: respol config check reads the installed configuration' '
+	irespol config check >out &&
+	echo "$P/etc/respol/respol.yaml: ok (no plugins)" >expected &&
+	test_cmp expected out
+'
+test_expect_success INSTALL 'install: respol plugin info reads an installed plugin' '
+	irespol plugin info "$P/lib/respol/plugins/first.so" >out &&
+	grep "^name: *first$" out
+'
+test_expect_success INSTALL 'install: a site configuration there runs an installed validator' '
+	cat >"$P/etc/respol/respol.yaml" <<-EOF &&
+	plugin-path: ["$P/lib/respol/plugins"]
+	validate:
+	  - plugin: require-duration
+	    config: {max: 1h}
+	EOF
+	irespol jobspec create -N2 -n4 -c2 -t 30m -- app >job.yaml &&
+	irespol jobspec validate job.yaml &&
+	irespol jobspec create -N2 -n4 -c2 -t 2h -- app >long.yaml &&
+	test_expect_code 1 irespol jobspec validate long.yaml 2>err &&
+	grep "require-duration" err
+'
+test_expect_success INSTALL 'install: respol match runs an installed policy' '
+	irespol match allocate --policy=locality \
+		--generate=nodes=4,sockets=2,cores=8,gpus=2 job.yaml >R.json &&
+	irespol R decode --short <R.json >out &&
+	echo "rank[0-1]/core[0-3]" >expected &&
+	test_cmp expected out
+'
+rm -rf "$STICKY"
 
 test_done
