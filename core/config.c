@@ -3,7 +3,7 @@
  * api/respol/config.h for the format and the contract.
  *
  * Loading has two passes.  The first reads the whole file (through
- * rp_doc_load_file, so every message has file:line:col) and checks every
+ * rp_doc_load_fd, so every message has file:line:col) and checks every
  * key, collecting all errors; plugins are only loaded when it found none,
  * so a typo never half-loads anything.  The second loads each entry in
  * order (find the file, open and check it, init it with its block) and
@@ -25,10 +25,16 @@
  * - The configuration decides what runs, so the file gets the plugin
  *   files' owner and mode checks (plugin_secure_open: the file and every
  *   directory above it), always: allow-insecure-path cannot vouch for the
- *   file that sets it.  /dev/null (an empty configuration, the tests')
- *   passes.  The file is then read by path: its directories are safe, so
- *   no other user can change what that path names.  Failures other than a
- *   refusal are left to rp_doc_load_file, for the usual messages.
+ *   file that sets it.  The file is opened once, by plugin_secure_open,
+ *   and what was checked is what is read, through that descriptor
+ *   (rp_doc_load_fd; the blank-file test rereads it with pread).  Only a
+ *   regular file is opened: a FIFO (whose open would wait for a writer),
+ *   a device, a socket or a directory is refused before any open, with
+ *   "configuration PATH: not a regular file (a FIFO)".  The one exception
+ *   is /dev/null, a character device, which is the empty configuration
+ *   by its name as given (the tests', and a user's way to say "none"); it
+ *   is not opened, and a symlink to it is refused as a device.  Every
+ *   failure to open is named "configuration PATH: ...".
  *   $RESPOL_CONFIG is read with secure_getenv.
  * - Messages about loading an entry point at its `plugin` value; init
  *   failures point at its `config` block (at the entry when it has none).
@@ -527,28 +533,38 @@ static int load_entries (struct loader *ld, struct rp_config *cfg)
 
 /* --- rp_config_load ----------------------------------------------------- */
 
-/* Does the file hold nothing but blank lines and comments? */
-static bool file_is_blank (const char *path)
+/* Does buf (n bytes) hold nothing but blanks and comments?  *comment: in
+ * a comment, carried from one piece of a file to the next. */
+static bool blank_piece (const char *buf, size_t n, bool *comment)
 {
-    FILE *f = fopen (path, "r");
-    size_t total = 0;
-    bool blank = f != NULL;
-    bool comment = false;
-    int c;
-
-    while (blank && (c = getc (f)) != EOF) {
-        if (++total > RP_DOC_MAX_BYTES)
-            blank = false;
-        else if (c == '\n')
-            comment = false;
-        else if (!comment && c == '#')
-            comment = true;
-        else if (!comment && c != ' ' && c != '\t' && c != '\r')
-            blank = false;
+    for (size_t i = 0; i < n; i++) {
+        char c = buf[i];
+        if (c == '\n')
+            *comment = false;
+        else if (!*comment && c == '#')
+            *comment = true;
+        else if (!*comment && c != ' ' && c != '\t' && c != '\r')
+            return false;
     }
-    if (f)
-        fclose (f);
-    return blank;
+    return true;
+}
+
+/* Does the file open on fd hold nothing but blank lines and comments?
+ * Read again from its start through the same descriptor. */
+static bool fd_is_blank (int fd)
+{
+    char buf[4096];
+    bool comment = false;
+    off_t total = 0;
+    ssize_t n;
+
+    while ((n = pread (fd, buf, sizeof (buf), total)) > 0) {
+        total += n;
+        if (total > (off_t)RP_DOC_MAX_BYTES
+            || !blank_piece (buf, (size_t)n, &comment))
+            return false;
+    }
+    return n == 0;
 }
 
 static struct rp_config *config_create (const char *path)
@@ -627,88 +643,125 @@ static int load (struct loader *ld, struct rp_config *cfg)
     return load_entries (ld, cfg);
 }
 
-/* The empty configuration, or NULL after adding the error to diags. */
-static struct rp_config *load_unreadable (const char *path, bool optional,
-                                          const rp_error_t *error,
-                                          struct rp_diags *diags)
+/* The empty configuration of path (NULL: no file was found), or NULL
+ * after adding the error to diags. */
+static struct rp_config *config_empty (const char *path, int flags,
+                                       struct rp_diags *diags)
 {
-    int saved_errno = errno;
-    struct rp_config *cfg = NULL;
+    struct rp_config *cfg = config_create (path);
 
-    if (optional && saved_errno == ENOENT)
-        cfg = config_create (NULL);
-    else if (saved_errno == EINVAL && file_is_blank (path))
-        cfg = config_create (path);
-    else {
-        /* A file that cannot be read at all (missing, a directory, no
-         * permission) is named as the configuration, so the message is not
-         * taken for one about the command's own arguments. */
-        if (saved_errno == EINVAL)
-            rp_diags_add (diags, RP_DIAG_ERROR, "%s", error->text);
-        else
-            rp_diags_add (diags, RP_DIAG_ERROR, "configuration %s",
-                          error->text);
-        errno = saved_errno;
+    if (!cfg) {
+        rp_diags_add (diags, RP_DIAG_ERROR, "%s: out of memory",
+                      path ? path : config_default);
+        errno = ENOMEM;
         return NULL;
     }
-    if (!cfg)
-        rp_diags_add (diags, RP_DIAG_ERROR, "%s: out of memory", path);
+    cfg->flags = flags;
     return cfg;
 }
 
-/* The file and its directories must pass the plugin files' owner and
- * mode checks: the configuration decides what runs.  Only refusals are
- * reported here; a file that cannot be opened is left to rp_doc_load_file
- * for the usual messages.  /dev/null (an empty configuration) passes. */
-static int check_trusted (const char *path, struct rp_diags *diags)
+/* Open path once and check that open file (plugin_secure_open: a regular
+ * file whose owner, mode and directories pass the plugin files' checks,
+ * for the configuration decides what runs); the descriptor, or -1 after
+ * adding the error to diags.  An optional file that does not exist is
+ * -1 with errno ENOENT, and no error. */
+static int config_open (const char *path, bool optional, struct rp_diags *diags)
 {
     rp_error_t error;
-    int fd;
+    int fd = plugin_secure_open (path, "read", true, &error);
+    int saved_errno = errno;
 
-    if (!strcmp (path, "/dev/null"))
-        return 0;
-    fd = plugin_secure_open (path, "read", true, &error);
-    if (fd >= 0) {
-        close (fd);
-        return 0;
-    }
-    if (errno != EPERM)
-        return 0;
+    if (fd >= 0 || (optional && saved_errno == ENOENT))
+        return fd;
+    /* Named as the configuration, so that the message is not taken for
+     * one about the command's own arguments. */
     rp_diags_add (diags, RP_DIAG_ERROR, "configuration %s", error.text);
-    errno = EPERM;
+    errno = saved_errno;
     return -1;
+}
+
+/* Parse what fd holds into ld->doc: 0; 1 when it does not parse because
+ * the file holds only blanks and comments (the empty configuration); -1
+ * after adding the error to diags. */
+static int config_parse (struct loader *ld, const char *path, int fd)
+{
+    rp_error_t error;
+    int saved_errno;
+
+    if ((ld->doc = rp_doc_load_fd (fd, path, RP_DOC_AUTO, &error)))
+        return 0;
+    saved_errno = errno;
+    if (saved_errno == EINVAL && fd_is_blank (fd))
+        return 1;
+    /* A parse error says where it is; another failure (too large, a read
+     * error) is named as the configuration. */
+    if (saved_errno == EINVAL)
+        rp_diags_add (ld->diags, RP_DIAG_ERROR, "%s", error.text);
+    else
+        rp_diags_add (ld->diags, RP_DIAG_ERROR, "configuration %s", error.text);
+    errno = saved_errno;
+    return -1;
+}
+
+/* The configuration of ld->doc (read from path), checked and loaded; NULL
+ * after adding the errors to diags. */
+static struct rp_config *config_from_doc (struct loader *ld, const char *path)
+{
+    struct rp_config *cfg = config_create (path);
+
+    if (!cfg || load (ld, cfg) < 0) {
+        rp_diags_add (ld->diags, RP_DIAG_ERROR, "%s: out of memory", path);
+        rp_config_destroy (cfg);
+        errno = ENOMEM;
+        return NULL;
+    }
+    if (ld->errors) {
+        rp_config_destroy (cfg);
+        errno = EINVAL;
+        return NULL;
+    }
+    return cfg;
+}
+
+/* The configuration in the file path, open on fd. */
+static struct rp_config *config_read (const char *path, int fd, int flags,
+                                      struct rp_diags *diags)
+{
+    struct loader ld = { .diags = diags, .flags = flags };
+    struct rp_config *cfg = NULL;
+    int rc = config_parse (&ld, path, fd);
+
+    if (rc == 0)
+        cfg = config_from_doc (&ld, path);
+    else if (rc == 1)
+        cfg = config_empty (path, flags, diags);
+    loader_free (&ld);
+    return cfg;
 }
 
 struct rp_config *rp_config_load (const char *path, int flags,
                                   struct rp_diags *diags)
 {
-    struct loader ld = { .diags = diags, .flags = flags };
     struct rp_config *cfg;
-    rp_error_t error;
     bool optional;
+    int fd, saved_errno;
 
     if ((flags & ~RP_CONFIG_NOLOAD) || (path && !*path)) {
         errno = EINVAL;
         return NULL;
     }
     path = choose_path (path, &optional);
-    if (check_trusted (path, diags) < 0)
-        return NULL;
-    if (!(ld.doc = rp_doc_load_file (path, RP_DOC_AUTO, &error)))
-        return load_unreadable (path, optional, &error, diags);
-    if (!(cfg = config_create (path)) || load (&ld, cfg) < 0) {
-        rp_diags_add (diags, RP_DIAG_ERROR, "%s: out of memory", path);
-        rp_config_destroy (cfg);
-        loader_free (&ld);
-        errno = ENOMEM;
-        return NULL;
-    }
-    loader_free (&ld);
-    if (ld.errors) {
-        rp_config_destroy (cfg);
-        errno = EINVAL;
-        return NULL;
-    }
+    /* /dev/null, a character device, is the empty configuration by its
+     * name; it is not opened.  Any other device is refused. */
+    if (!strcmp (path, "/dev/null"))
+        return config_empty (path, flags, diags);
+    if ((fd = config_open (path, optional, diags)) < 0)
+        return errno == ENOENT && optional ? config_empty (NULL, flags, diags)
+                                           : NULL;
+    cfg = config_read (path, fd, flags, diags);
+    saved_errno = errno;
+    close (fd);
+    errno = saved_errno;
     return cfg;
 }
 

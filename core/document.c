@@ -49,6 +49,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <locale.h>
 #include <math.h>
 #include <stdarg.h>
@@ -57,6 +58,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include <yaml.h>
 
@@ -1342,37 +1344,81 @@ static int read_bounded (FILE *f, char **bufp, size_t *lenp)
     return 0;
 }
 
+/* Read f and parse what it holds as the document name; label names f in
+ * a read error. */
+static struct rp_doc *load_stream (FILE *f, const char *name, const char *label,
+                                   int format, rp_error_t *error)
+{
+    struct rp_doc *doc;
+    char *buf;
+    size_t len;
+
+    errno = 0;
+    if (read_bounded (f, &buf, &len) < 0) {
+        int saved_errno = errno;
+        rp_error_set (error, saved_errno, "%s: %s", label,
+                      strerror (saved_errno));
+        return NULL;
+    }
+    doc = rp_doc_load (buf, len, name, format, error);
+    free (buf);
+    return doc;
+}
+
+static void fclose_keep_errno (FILE *f)
+{
+    int saved_errno = errno;
+
+    fclose (f);
+    errno = saved_errno;
+}
+
 struct rp_doc *rp_doc_load_file (const char *path, int format,
                                  rp_error_t *error)
 {
-    bool is_stdin = path && strcmp (path, "-") == 0;
     struct rp_doc *doc;
     FILE *f;
-    char *buf;
-    size_t len;
 
     if (!path) {
         rp_error_set (error, EINVAL, "invalid argument");
         return NULL;
     }
-    if (!(f = is_stdin ? stdin : fopen (path, "r"))) {
+    if (!strcmp (path, "-"))
+        return load_stream (stdin, path, "stdin", format, error);
+    if (!(f = fopen (path, "r"))) {
         rp_error_set (error, errno, "%s: %s", path, strerror (errno));
         return NULL;
     }
-    errno = 0;
-    int rc = read_bounded (f, &buf, &len);
-    int saved_errno = errno;
-    if (!is_stdin)
-        fclose (f);
-    if (rc < 0) {
-        rp_error_set (error, saved_errno, "%s: %s", is_stdin ? "stdin" : path,
-                      strerror (saved_errno));
+    if (format == RP_DOC_AUTO)
+        format = format_of_path (path);
+    doc = load_stream (f, path, path, format, error);
+    fclose_keep_errno (f);
+    return doc;
+}
+
+struct rp_doc *rp_doc_load_fd (int fd, const char *name, int format,
+                               rp_error_t *error)
+{
+    struct rp_doc *doc;
+    FILE *f = NULL;
+    int copy;
+
+    if (fd < 0 || !name) {
+        rp_error_set (error, EINVAL, "invalid argument");
         return NULL;
     }
-    if (format == RP_DOC_AUTO && !is_stdin)
-        format = format_of_path (path);
-    doc = rp_doc_load (buf, len, path, format, error);
-    free (buf);
+    /* A copy, so that fclose leaves fd to the caller. */
+    if ((copy = fcntl (fd, F_DUPFD_CLOEXEC, 0)) < 0
+        || !(f = fdopen (copy, "r"))) {
+        rp_error_set (error, errno, "%s: %s", name, strerror (errno));
+        if (copy >= 0)
+            close (copy);
+        return NULL;
+    }
+    if (format == RP_DOC_AUTO)
+        format = format_of_path (name);
+    doc = load_stream (f, name, name, format, error);
+    fclose_keep_errno (f);
     return doc;
 }
 

@@ -21,11 +21,22 @@
  *   directory holding a symlink, the directories above it, and that
  *   directory resolved), must be owned by root or the effective user and
  *   not writable by group or others (group members are other users:
- *   OpenSSH's StrictModes rule).  A sticky world-writable directory (/tmp)
- *   is no exception, by design.  The directories are checked before the
- *   open, so the path the open resolves cannot have been changed by
- *   another user.  A FIFO is opened with O_NONBLOCK, then refused as not a
- *   regular file.
+ *   OpenSSH's StrictModes rule).  One exception: a sticky directory
+ *   (/tmp) writable by others or by its group passes when the entry the
+ *   path takes in it (lstat: a symlink is judged as itself, not as what
+ *   it leads to) belongs to root or the effective user, as does the
+ *   directory (its owner may rename any entry).  No one else can
+ *   then rename, remove or replace that entry, which is the rule of the
+ *   kernel's protected_symlinks and of careful path walkers; everything
+ *   below the entry is checked as usual.  A sticky directory that only
+ *   its group can write passes on the same terms: the sticky bit binds
+ *   group members as it binds others.  The directories are checked before
+ *   the open, so the path the open resolves cannot have been changed by
+ *   another user.  A refusal says which chmod would fix it.
+ * - Only a regular file is opened.  lstat before the open refuses a FIFO
+ *   (whose open would wait for a writer), a device (whose open may act),
+ *   a socket or a directory, naming which it is; the open is O_NONBLOCK
+ *   all the same, in case it changed since, and fstat checks again.
  * - allow-insecure-path skips the owner and mode checks only: the file is
  *   still opened once, checked to be a regular file and loaded through its
  *   descriptor.
@@ -358,17 +369,10 @@ int rp_plugin_desc_check (const struct rp_plugin_desc *desc, uint32_t kind,
 
 /* --- file checks -------------------------------------------------------- */
 
-/* Refuse what another user may change: st is what describes (the file, or
- * directory D) of file; verb is "load" or "read". */
-static int check_owner_mode (const char *file, const char *verb,
-                             const char *what, const struct stat *st,
-                             rp_error_t *error)
+/* Refuse st (of what, for file) when another user owns it. */
+static int check_owner (const char *file, const char *verb, const char *what,
+                        const struct stat *st, rp_error_t *error)
 {
-    if (st->st_mode & (S_IWGRP | S_IWOTH))
-        return rp_error_set (error, EPERM,
-                             "%s: refusing to %s: %s is writable by group or "
-                             "others (mode %04o)",
-                             file, verb, what, (unsigned)(st->st_mode & 07777));
     if (st->st_uid != 0 && st->st_uid != geteuid ())
         return rp_error_set (error, EPERM,
                              "%s: refusing to %s: %s is owned by uid %lu, "
@@ -377,13 +381,69 @@ static int check_owner_mode (const char *file, const char *verb,
     return 0;
 }
 
-/* Check the directory made of the first len bytes of path. */
+/* The file itself (st, from its descriptor): root's or the user's, and
+ * writable by no one else. */
+static int check_file (const char *file, const char *verb,
+                       const struct stat *st, rp_error_t *error)
+{
+    if (st->st_mode & (S_IWGRP | S_IWOTH))
+        return rp_error_set (error, EPERM,
+                             "%s: refusing to %s: the file is writable by "
+                             "group or others (mode %04o): chmod go-w",
+                             file, verb, (unsigned)(st->st_mode & 07777));
+    return check_owner (file, verb, "the file", st, error);
+}
+
+/* The end of the component of path that follows its first j bytes; j
+ * when none does. */
+static size_t component_end (const char *path, size_t j)
+{
+    size_t k = j;
+
+    while (path[k] == '/')
+        k++;
+    if (!path[k])
+        return j;
+    while (path[k] && path[k] != '/')
+        k++;
+    return k;
+}
+
+/* dir (st) is sticky and writable by others.  Only the owner of an entry,
+ * of dir, or root may rename or remove an entry there, so the path is safe
+ * if the entry it goes through (the first end bytes of path, not followed:
+ * a symlink is the entry) belongs to root or the user. */
+static int check_sticky_entry (const char *file, const char *verb,
+                               const char *dir, const struct stat *st,
+                               const char *path, size_t end, rp_error_t *error)
+{
+    char entry[PATH_MAX];
+    char what[2 * PATH_MAX + 64];
+    const char *name;
+    struct stat est;
+
+    memcpy (entry, path, end);
+    entry[end] = '\0';
+    if (lstat (entry, &est) < 0)
+        return rp_error_set (error, errno, "%s: %s: %s", file, entry,
+                             strerror (errno));
+    name = strrchr (entry, '/') + 1;
+    snprintf (what, sizeof (what), "%s in sticky directory %s (mode %04o)",
+              name, dir, (unsigned)(st->st_mode & 07777));
+    return check_owner (file, verb, what, &est, error);
+}
+
+/* Check the directory made of the first len bytes of path (absolute,
+ * shorter than PATH_MAX); the component of path after it is the entry
+ * that a sticky directory must keep safe. */
 static int check_dir (const char *file, const char *verb, const char *path,
                       size_t len, rp_error_t *error)
 {
     char dir[PATH_MAX];
     char what[PATH_MAX + 16];
+    size_t end = component_end (path, len);
     struct stat st;
+    bool shared, sticky;
 
     memcpy (dir, path, len);
     dir[len] = '\0';
@@ -391,67 +451,155 @@ static int check_dir (const char *file, const char *verb, const char *path,
         return rp_error_set (error, errno, "%s: %s: %s", file, dir,
                              strerror (errno));
     snprintf (what, sizeof (what), "directory %s", dir);
-    return check_owner_mode (file, verb, what, &st, error);
+    shared = st.st_mode & (S_IWGRP | S_IWOTH);
+    sticky = shared && (st.st_mode & S_ISVTX) && end > len;
+    if (shared && !sticky)
+        return rp_error_set (error, EPERM,
+                             "%s: refusing to %s: %s is writable by group or "
+                             "others (mode %04o): chmod go-w, or chmod +t if "
+                             "shared",
+                             file, verb, what, (unsigned)(st.st_mode & 07777));
+    if (check_owner (file, verb, what, &st, error) < 0)
+        return -1;
+    if (sticky)
+        return check_sticky_entry (file, verb, dir, &st, path, end, error);
+    return 0;
 }
 
-/* Check every directory of path (absolute) from "/" down to its first n
- * bytes (0 for "/"). */
+/* Check every directory of path (absolute: a file's name) from "/" down to
+ * the one that holds its last component. */
 static int check_ancestors (const char *file, const char *verb,
-                            const char *path, size_t n, rp_error_t *error)
+                            const char *path, rp_error_t *error)
 {
-    if (n >= PATH_MAX)
+    size_t n = (size_t)(strrchr (path, '/') - path);
+
+    if (strlen (path) >= PATH_MAX)
         return rp_error_set (error, ENAMETOOLONG, "%s: %s", file,
                              strerror (ENAMETOOLONG));
     if (check_dir (file, verb, path, 1, error) < 0)
         return -1;
     for (size_t j = 2; j <= n; j++)
-        if ((j == n || path[j] == '/')
-            && check_dir (file, verb, path, j, error) < 0)
+        if (path[j] == '/' && check_dir (file, verb, path, j, error) < 0)
             return -1;
     return 0;
 }
 
-/* The directory holding the name file as written, made absolute (not
- * resolved: the directories above a symlink count).  Caller frees. */
-static char *lexical_dir (const char *file)
+/* path made absolute (relative to the current directory, not resolved).
+ * Caller frees. */
+static char *absolute (const char *path)
 {
-    const char *slash = strrchr (file, '/');
-    size_t len = slash ? (size_t)(slash - file) : 0;
     char cwd[PATH_MAX];
-    char *dir;
+    char *abs;
 
-    if (file[0] == '/')
-        return strndup (file, len ? len : 1);
+    if (path[0] == '/')
+        return strdup (path);
     if (!getcwd (cwd, sizeof (cwd)))
         return NULL;
-    if (asprintf (&dir, "%s/%.*s", cwd, (int)len, file) < 0)
+    if (asprintf (&abs, "%s/%s", cwd, path) < 0)
         return NULL;
-    return dir;
+    return abs;
+}
+
+/* path (absolute) with the directory that holds its last component
+ * resolved, the last component as it is.  Caller frees. */
+static char *resolve_dir (const char *path)
+{
+    const char *base = strrchr (path, '/');
+    char *dir = strndup (path, base > path ? (size_t)(base - path) : 1);
+    char *rdir = dir ? realpath (dir, NULL) : NULL;
+    char *res = NULL;
+
+    if (rdir
+        && asprintf (&res, "%s/%s", strcmp (rdir, "/") ? rdir : "", base + 1)
+               < 0)
+        res = NULL;
+    free (dir);
+    free (rdir);
+    return res;
 }
 
 /* The directories of real (resolved) and those that held the name file
  * before resolution: the directories of its path as written, and of that
- * path resolved. */
+ * path with its directory resolved.  Each walk knows the entry below each
+ * directory, for sticky directories. */
 static int check_dirs (const char *file, const char *verb, const char *real,
                        rp_error_t *error)
 {
-    char *dir = lexical_dir (file);
-    char *rdir = dir ? realpath (dir, NULL) : NULL;
+    char *abs = absolute (file);
+    char *rabs = abs ? resolve_dir (abs) : NULL;
     int rc = -1;
 
-    if (!rdir) {
+    if (!rabs) {
         rp_error_set (error, errno, "%s: %s", file, strerror (errno));
         goto out;
     }
-    if (check_ancestors (file, verb, real, (size_t)(strrchr (real, '/') - real),
-                         error)
-            == 0
-        && check_ancestors (file, verb, dir, strlen (dir), error) == 0)
-        rc = check_ancestors (file, verb, rdir, strlen (rdir), error);
+    if (check_ancestors (file, verb, real, error) == 0
+        && check_ancestors (file, verb, abs, error) == 0)
+        rc = check_ancestors (file, verb, rabs, error);
 out:
-    free (dir);
-    free (rdir);
+    free (abs);
+    free (rabs);
     return rc;
+}
+
+/* What a file that is not a regular one is, for messages. */
+static const char *file_type (mode_t mode)
+{
+    if (S_ISDIR (mode))
+        return "a directory";
+    if (S_ISFIFO (mode))
+        return "a FIFO";
+    if (S_ISCHR (mode))
+        return "a character device";
+    if (S_ISBLK (mode))
+        return "a block device";
+    if (S_ISSOCK (mode))
+        return "a socket";
+    if (S_ISLNK (mode))
+        return "a symbolic link";
+    return "of an unknown type";
+}
+
+static int check_regular (const char *file, const struct stat *st,
+                          rp_error_t *error)
+{
+    if (S_ISREG (st->st_mode))
+        return 0;
+    return rp_error_set (error, EINVAL, "%s: not a regular file (%s)", file,
+                         file_type (st->st_mode));
+}
+
+/* Open real (resolved) for reading; it must be a regular file, both
+ * before the open and once open (st, from the descriptor). */
+static int open_regular (const char *file, const char *real, struct stat *st,
+                         rp_error_t *error)
+{
+    int fd;
+
+    /* Looked at before the open: opening a FIFO waits for a writer,
+     * opening a device can act on it, and a socket cannot be opened. */
+    if (lstat (real, st) < 0)
+        return rp_error_set (error, errno, "%s: %s", file, strerror (errno));
+    if (check_regular (file, st, error) < 0)
+        return -1;
+    /* O_NONBLOCK: should it have become a FIFO since, the open does not
+     * wait.  Cleared once it is known to be a regular file. */
+    fd = open (real, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0 || fstat (fd, st) < 0) {
+        rp_error_set (error, errno, "%s: %s", file, strerror (errno));
+        goto error;
+    }
+    if (check_regular (file, st, error) < 0)
+        goto error;
+    if (fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) & ~O_NONBLOCK) < 0) {
+        rp_error_set (error, errno, "%s: %s", file, strerror (errno));
+        goto error;
+    }
+    return fd;
+error:
+    if (fd >= 0)
+        close (fd);
+    return -1;
 }
 
 int plugin_secure_open (const char *file, const char *verb, bool check,
@@ -463,27 +611,14 @@ int plugin_secure_open (const char *file, const char *verb, bool check,
 
     if (!(real = realpath (file, NULL)))
         return rp_error_set (error, errno, "%s: %s", file, strerror (errno));
-    if (check && check_dirs (file, verb, real, error) < 0)
-        goto error;
-    /* O_NONBLOCK: opening a FIFO does not wait for a writer. */
-    fd = open (real, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0 || fstat (fd, &st) < 0) {
-        rp_error_set (error, errno, "%s: %s", file, strerror (errno));
-        goto error;
+    if (!check || check_dirs (file, verb, real, error) == 0)
+        fd = open_regular (file, real, &st, error);
+    if (fd >= 0 && check && check_file (file, verb, &st, error) < 0) {
+        close (fd);
+        fd = -1;
     }
-    if (!S_ISREG (st.st_mode)) {
-        rp_error_set (error, EINVAL, "%s: not a regular file", file);
-        goto error;
-    }
-    if (check && check_owner_mode (file, verb, "the file", &st, error) < 0)
-        goto error;
     free (real);
     return fd;
-error:
-    if (fd >= 0)
-        close (fd);
-    free (real);
-    return -1;
 }
 
 /* --- loading ------------------------------------------------------------ */
@@ -943,20 +1078,6 @@ int plugin_find (const char *name, char *const *dirs, char **file,
 }
 
 /* --- inspect and accessors ---------------------------------------------- */
-
-static char *absolute (const char *path)
-{
-    char cwd[PATH_MAX];
-    char *abs;
-
-    if (path[0] == '/')
-        return strdup (path);
-    if (!getcwd (cwd, sizeof (cwd)))
-        return NULL;
-    if (asprintf (&abs, "%s/%s", cwd, path) < 0)
-        return NULL;
-    return abs;
-}
 
 struct rp_plugin *rp_plugin_inspect (const char *path, rp_error_t *error)
 {

@@ -81,13 +81,16 @@ void plugin_path_free (char **dirs);
 int plugin_find (const char *name, char *const *dirs, char **file,
                  rp_error_t *error);
 
-/* Open file for reading, resolved, without following
- * a symlink at the last step, and return the descriptor.  It must be a
- * regular file; unless !check, the file, every directory above its
- * resolved path and every directory above the name as given must be
- * owned by root or the effective user and not writable by group or
- * others.  Messages start with file; refusals are EPERM,
- * "FILE: refusing to VERB: ...". */
+/* Open file for reading, resolved, without following a symlink at the
+ * last step, and return the descriptor (blocking, close-on-exec).  It
+ * must be a regular file: anything else is refused before it is opened,
+ * EINVAL, "FILE: not a regular file (a FIFO)".  Unless !check, the file,
+ * every directory above its resolved path and every directory above the
+ * name as given must be owned by root or the effective user and not
+ * writable by group or others, except that a sticky directory may be if
+ * the entry the path takes in it belongs to root or the effective user.
+ * Messages start with file; refusals are EPERM, "FILE: refusing to VERB:
+ * ...", and say how to fix the mode. */
 int plugin_secure_open (const char *file, const char *verb, bool check,
                         rp_error_t *error);
 

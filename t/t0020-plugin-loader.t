@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: LGPL-3.0-or-later
 
 test_description='respol plugin info and list: the loader on every fixture
-plugin (one per failure mode), file checks, the configured stacks as a
-table and as JSON, and bad usage'
+plugin (one per failure mode), file checks (sticky directories included),
+the configured stacks as a table and as JSON, bad usage, and an
+installation below a sticky directory, end to end'
 
 . "${SHARNESS_TEST_SRCDIR:-$(dirname "$0")}/lib-respol.sh"
 
@@ -161,20 +162,20 @@ test_expect_success 'info: a file writable by others is refused' '
 	mkdir -p sec &&
 	cp "$FIX/good.so" sec/good.so &&
 	chmod o+w sec/good.so &&
-	test_error 1 "respol: plugin: $(pwd -P)/sec/good.so: refusing to load: the file is writable by group or others (mode 0757)" \
+	test_error 1 "respol: plugin: $(pwd -P)/sec/good.so: refusing to load: the file is writable by group or others (mode 0757): chmod go-w" \
 		respol plugin info sec/good.so
 '
 test_expect_success 'info: a directory writable by others is refused' '
 	chmod o-w sec/good.so &&
 	chmod o+w sec &&
-	test_error 1 "respol: plugin: $(pwd -P)/sec/good.so: refusing to load: directory $(pwd -P)/sec is writable by group or others (mode 0757)" \
+	test_error 1 "respol: plugin: $(pwd -P)/sec/good.so: refusing to load: directory $(pwd -P)/sec is writable by group or others (mode 0757): chmod go-w, or chmod +t if shared" \
 		respol plugin info sec/good.so &&
 	chmod o-w sec
 '
 test_expect_success 'info: a group-writable file is refused (group members are other users)' '
 	chmod g+w sec/good.so &&
 	test_when_finished "chmod g-w sec/good.so" &&
-	test_error 1 "respol: plugin: $(pwd -P)/sec/good.so: refusing to load: the file is writable by group or others (mode 0775)" \
+	test_error 1 "respol: plugin: $(pwd -P)/sec/good.so: refusing to load: the file is writable by group or others (mode 0775): chmod go-w" \
 		respol plugin info sec/good.so
 '
 test_expect_success 'info: an ancestor directory writable by others is refused' '
@@ -182,7 +183,7 @@ test_expect_success 'info: an ancestor directory writable by others is refused' 
 	cp "$FIX/good.so" top/sub/good.so &&
 	chmod 0777 top &&
 	test_when_finished "chmod 0755 top" &&
-	test_error 1 "respol: plugin: $(pwd -P)/top/sub/good.so: refusing to load: directory $(pwd -P)/top is writable by group or others (mode 0777)" \
+	test_error 1 "respol: plugin: $(pwd -P)/top/sub/good.so: refusing to load: directory $(pwd -P)/top is writable by group or others (mode 0777): chmod go-w, or chmod +t if shared" \
 		respol plugin info top/sub/good.so
 '
 test_expect_success 'info: a symlink in a directory writable by others is refused' '
@@ -191,8 +192,55 @@ test_expect_success 'info: a symlink in a directory writable by others is refuse
 	respol plugin info open/good.so >/dev/null &&
 	chmod 0777 open &&
 	test_when_finished "chmod 0755 open" &&
-	test_error 1 "respol: plugin: $(pwd -P)/open/good.so: refusing to load: directory $(pwd -P)/open is writable by group or others (mode 0777)" \
+	test_error 1 "respol: plugin: $(pwd -P)/open/good.so: refusing to load: directory $(pwd -P)/open is writable by group or others (mode 0777): chmod go-w, or chmod +t if shared" \
 		respol plugin info open/good.so
+'
+# A sticky directory (/tmp) may be writable by others: no one else can
+# rename or replace the user's entry in it, so the path is safe when that
+# entry is the user's (or root's).
+test_expect_success 'info: a plugin below a sticky directory writable by others loads (as below /tmp)' '
+	mkdir -p shared/mine &&
+	cp "$FIX/good.so" shared/mine/good.so &&
+	chmod 1777 shared &&
+	respol plugin info shared/mine/good.so >out &&
+	grep "^name: *good$" out
+'
+test_expect_success 'info: so does one in a sticky directory, and below a sticky group-writable one' '
+	chmod 1775 shared &&
+	respol plugin info shared/mine/good.so >/dev/null &&
+	chmod 1777 shared/mine &&
+	respol plugin info shared/mine/good.so >/dev/null &&
+	chmod 0755 shared/mine
+'
+test_expect_success 'info: a directory writable by others without the sticky bit is still refused' '
+	chmod 0777 shared &&
+	test_when_finished "chmod 1777 shared" &&
+	test_error 1 "respol: plugin: $(pwd -P)/shared/mine/good.so: refusing to load: directory $(pwd -P)/shared is writable by group or others (mode 0777): chmod go-w, or chmod +t if shared" \
+		respol plugin info shared/mine/good.so
+'
+if test "$(id -u)" = 0 && id nobody >/dev/null 2>&1; then
+	test_set_prereq ROOT
+fi
+test_expect_success ROOT 'info: a directory of another user in a sticky directory is refused' '
+	mkdir -p shared/theirs &&
+	cp "$FIX/good.so" shared/theirs/good.so &&
+	chown nobody shared/theirs &&
+	test_error 1 "respol: plugin: $(pwd -P)/shared/theirs/good.so: refusing to load: theirs in sticky directory $(pwd -P)/shared (mode 1777) is owned by uid $(id -u nobody), neither root nor the current user" \
+		respol plugin info shared/theirs/good.so
+'
+test_expect_success ROOT 'info: a symlink of another user in a sticky directory is refused, though it leads to a safe plugin' '
+	ln -s "$FIX/good.so" shared/link.so &&
+	chown -h nobody shared/link.so &&
+	chmod 1775 shared &&
+	test_when_finished "chmod 1777 shared" &&
+	test_error 1 "respol: plugin: $(pwd -P)/shared/link.so: refusing to load: link.so in sticky directory $(pwd -P)/shared (mode 1775) is owned by uid $(id -u nobody), neither root nor the current user" \
+		respol plugin info shared/link.so
+'
+test_expect_success ROOT 'info: a sticky directory of another user is refused (its owner may rename what is in it)' '
+	chown nobody shared &&
+	test_when_finished "chown 0 shared" &&
+	test_error 1 "respol: plugin: $(pwd -P)/shared/mine/good.so: refusing to load: directory $(pwd -P)/shared is owned by uid $(id -u nobody), neither root nor the current user" \
+		respol plugin info shared/mine/good.so
 '
 test_expect_success 'info: a constructor calling a missing function does not kill respol' '
 	test_error 1 "respol: plugin: $FIX/ctor-undefined.so: undefined symbol: rp_ctor_no_such_function" \
@@ -315,5 +363,66 @@ test_expect_success 'list: what plugins log below warning is not printed' '
 		>out 2>err &&
 	test_must_be_empty err
 '
+
+# End to end: make install into a prefix below a sticky directory that
+# others may write, as into a prefix made with mktemp -d under /tmp (the
+# test makes its own, so as not to depend on /tmp).  Every installation
+# directory is given on the command line, so that nothing goes outside the
+# prefix whatever configure was told.  The installed respol was built for
+# the configured prefix, so it is told where its library, configuration
+# and plugins are; the file checks are the same.  Next to the trash
+# directory, whose name has a space that make install cannot take.
+test -f "$RESPOL_BUILDDIR/Makefile" && command -v make >/dev/null &&
+	test_set_prereq INSTALL
+STICKY="$(dirname "$SHARNESS_TRASH_DIRECTORY")/respol-sticky-t0020.$$"
+P="$STICKY/prefix"
+irespol() {
+	LD_LIBRARY_PATH="$P/lib" RESPOL_CONFIG="$P/etc/respol/respol.yaml" \
+		RESPOL_PLUGIN_PATH="$P/lib/respol/plugins" "$P/bin/respol" "$@"
+}
+test_expect_success INSTALL 'install: make install prefix=DIR, DIR below a sticky directory writable by others' '
+	mkdir "$STICKY" &&
+	chmod 1777 "$STICKY" &&
+	mkdir -m 0755 "$P" &&
+	(
+		unset MAKEFLAGS MFLAGS MAKELEVEL TESTS
+		make -C "$RESPOL_BUILDDIR" install prefix="$P" exec_prefix="$P" \
+			bindir="$P/bin" libdir="$P/lib" includedir="$P/include" \
+			sysconfdir="$P/etc" datarootdir="$P/share" datadir="$P/share" \
+			mandir="$P/share/man"
+	) >install.log 2>&1 &&
+	test -x "$P/bin/respol" &&
+	test -f "$P/lib/respol/plugins/locality.so"
+'
+test_expect_success INSTALL 'install: respol config check reads the installed configuration' '
+	irespol config check >out &&
+	echo "$P/etc/respol/respol.yaml: ok (no plugins)" >expected &&
+	test_cmp expected out
+'
+test_expect_success INSTALL 'install: respol plugin info reads an installed plugin' '
+	irespol plugin info "$P/lib/respol/plugins/first.so" >out &&
+	grep "^name: *first$" out
+'
+test_expect_success INSTALL 'install: a site configuration there runs an installed validator' '
+	cat >"$P/etc/respol/respol.yaml" <<-EOF &&
+	plugin-path: ["$P/lib/respol/plugins"]
+	validate:
+	  - plugin: require-duration
+	    config: {max: 1h}
+	EOF
+	irespol jobspec create -N2 -n4 -c2 -t 30m -- app >job.yaml &&
+	irespol jobspec validate job.yaml &&
+	irespol jobspec create -N2 -n4 -c2 -t 2h -- app >long.yaml &&
+	test_expect_code 1 irespol jobspec validate long.yaml 2>err &&
+	grep "require-duration" err
+'
+test_expect_success INSTALL 'install: respol match runs an installed policy' '
+	irespol match allocate --policy=locality \
+		--generate=nodes=4,sockets=2,cores=8,gpus=2 job.yaml >R.json &&
+	irespol R decode --short <R.json >out &&
+	echo "rank[0-1]/core[0-3]" >expected &&
+	test_cmp expected out
+'
+rm -rf "$STICKY"
 
 test_done

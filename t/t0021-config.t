@@ -111,8 +111,41 @@ test_expect_success 'run from the build tree, the shipped plugins are searched i
 '
 test_expect_success 'a directory is not an empty configuration' '
 	mkdir confdir &&
-	test_error 1 "respol: config: configuration confdir: Is a directory" \
+	test_error 1 "respol: config: configuration confdir: not a regular file (a directory)" \
 		respol config check confdir
+'
+
+# Only a regular file is read, opened once: anything else is refused
+# before it is opened.  Under timeout, so that a FIFO whose open waits for
+# a writer fails the test rather than hanging it.
+test_expect_success 'a FIFO is refused at once, not opened' '
+	mkfifo c.fifo &&
+	test_error 1 "respol: config: configuration c.fifo: not a regular file (a FIFO)" \
+		timeout 10 respol config check c.fifo
+'
+test_expect_success 'a FIFO in $RESPOL_CONFIG too (jobspec validate, match)' '
+	RESPOL_CONFIG=c.fifo test_error 1 "respol: jobspec: configuration c.fifo: not a regular file (a FIFO)" \
+		timeout 10 respol jobspec validate "$RESPOL_DATA/jobspec/v1.yaml" &&
+	RESPOL_CONFIG=c.fifo test_error 1 "respol: match: configuration c.fifo: not a regular file (a FIFO)" \
+		timeout 10 respol match allocate --generate=nodes=1 "$RESPOL_DATA/jobspec/v1.yaml"
+'
+test_expect_success 'a character device (/dev/zero) is refused, not read' '
+	test_error 1 "respol: config: configuration /dev/zero: not a regular file (a character device)" \
+		timeout 10 respol config check /dev/zero
+'
+test_expect_success '/dev/null is the empty configuration, by that name only' '
+	respol config check /dev/null >out &&
+	echo "/dev/null: ok (no plugins)" >expected &&
+	test_cmp expected out &&
+	ln -s /dev/null null.yaml &&
+	test_error 1 "respol: config: configuration null.yaml: not a regular file (a character device)" \
+		respol config check null.yaml
+'
+command -v python3 >/dev/null 2>&1 && test_set_prereq PYTHON
+test_expect_success PYTHON 'a socket is refused' '
+	python3 -c "import socket; socket.socket(socket.AF_UNIX).bind(\"c.sock\")" &&
+	test_error 1 "respol: config: configuration c.sock: not a regular file (a socket)" \
+		timeout 10 respol config check c.sock
 '
 test_expect_success '--verbose prints what plugins log (good logs its block)' '
 	cat >block.yaml <<-EOF &&
@@ -290,7 +323,7 @@ test_expect_success 'search: a directory named NAME.so stops the search (not a r
 	plugin-path: ["$(pwd -P)/shadow", "$(pwd -P)/first"]
 	validate: [{plugin: good}]
 	EOF
-	test_error 1 "respol: config: shadow.yaml:2:21: validate[0]: $(pwd -P)/shadow/good.so: not a regular file" \
+	test_error 1 "respol: config: shadow.yaml:2:21: validate[0]: $(pwd -P)/shadow/good.so: not a regular file (a directory)" \
 		respol config check shadow.yaml
 '
 test_expect_success 'search: so does a dangling symlink NAME.so (one rule)' '
@@ -308,7 +341,7 @@ test_expect_success 'a plugin writable by others is refused' '
 	validate:
 	  - plugin: "$(pwd -P)/second/good.so"
 	EOF
-	test_error 1 "respol: config: insecure.yaml:2:13: validate[0]: $(pwd -P)/second/good.so: refusing to load: the file is writable by group or others (mode 0757)" \
+	test_error 1 "respol: config: insecure.yaml:2:13: validate[0]: $(pwd -P)/second/good.so: refusing to load: the file is writable by group or others (mode 0757): chmod go-w" \
 		respol config check insecure.yaml
 '
 test_expect_success 'unless the configuration says allow-insecure-path: true' '
@@ -322,19 +355,19 @@ test_expect_success 'a plugin in a directory writable by others is refused' '
 	chmod o+w second &&
 	test_when_finished "chmod o-w second" &&
 	sed "/allow-insecure-path/d" insecure.yaml >insecure2.yaml &&
-	test_error 1 "respol: config: insecure2.yaml:2:13: validate[0]: $(pwd -P)/second/good.so: refusing to load: directory $(pwd -P)/second is writable by group or others (mode 0757)" \
+	test_error 1 "respol: config: insecure2.yaml:2:13: validate[0]: $(pwd -P)/second/good.so: refusing to load: directory $(pwd -P)/second is writable by group or others (mode 0757): chmod go-w, or chmod +t if shared" \
 		respol config check insecure2.yaml
 '
 test_expect_success 'a configuration writable by others is refused, allow-insecure-path or not' '
 	chmod o+w insecure.yaml &&
 	test_when_finished "chmod o-w insecure.yaml" &&
-	test_error 1 "respol: config: configuration insecure.yaml: refusing to read: the file is writable by group or others (mode 0646)" \
+	test_error 1 "respol: config: configuration insecure.yaml: refusing to read: the file is writable by group or others (mode 0646): chmod go-w" \
 		respol config check insecure.yaml
 '
 test_expect_success 'a group-writable configuration is refused, also from $RESPOL_CONFIG' '
 	chmod g+w insecure2.yaml &&
 	test_when_finished "chmod g-w insecure2.yaml" &&
-	RESPOL_CONFIG=insecure2.yaml test_error 1 "respol: plugin: configuration insecure2.yaml: refusing to read: the file is writable by group or others (mode 0664)" \
+	RESPOL_CONFIG=insecure2.yaml test_error 1 "respol: plugin: configuration insecure2.yaml: refusing to read: the file is writable by group or others (mode 0664): chmod go-w" \
 		respol plugin list
 '
 test_expect_success 'a configuration below a directory writable by others is refused' '
@@ -342,7 +375,7 @@ test_expect_success 'a configuration below a directory writable by others is ref
 	cp insecure2.yaml cfgdir/c.yaml &&
 	chmod 0777 cfgdir &&
 	test_when_finished "chmod 0755 cfgdir" &&
-	test_error 1 "respol: config: configuration cfgdir/c.yaml: refusing to read: directory $(pwd -P)/cfgdir is writable by group or others (mode 0777)" \
+	test_error 1 "respol: config: configuration cfgdir/c.yaml: refusing to read: directory $(pwd -P)/cfgdir is writable by group or others (mode 0777): chmod go-w, or chmod +t if shared" \
 		respol config check cfgdir/c.yaml
 '
 if test "$(id -u)" = 0 && id nobody >/dev/null 2>&1; then
@@ -353,6 +386,20 @@ test_expect_success ROOT 'a plugin owned by another user is refused' '
 	test_when_finished "chown 0 second/good.so" &&
 	test_error 1 "respol: config: insecure2.yaml:2:13: validate[0]: $(pwd -P)/second/good.so: refusing to load: the file is owned by uid $(id -u nobody), neither root nor the current user" \
 		respol config check insecure2.yaml
+'
+test_expect_success 'a configuration below a sticky directory writable by others loads (as under /tmp)' '
+	mkdir -p sticky/etc &&
+	cp insecure2.yaml sticky/etc/c.yaml &&
+	chmod 1777 sticky &&
+	respol config check sticky/etc/c.yaml >out &&
+	echo "sticky/etc/c.yaml: ok (1 plugin: validate: good)" >expected &&
+	test_cmp expected out
+'
+test_expect_success ROOT 'a configuration of another user in a sticky directory is refused' '
+	cp insecure2.yaml sticky/theirs.yaml &&
+	chown nobody sticky/theirs.yaml &&
+	test_error 1 "respol: config: configuration sticky/theirs.yaml: refusing to read: theirs.yaml in sticky directory $(pwd -P)/sticky (mode 1777) is owned by uid $(id -u nobody), neither root nor the current user" \
+		respol config check sticky/theirs.yaml
 '
 
 test_done

@@ -30,8 +30,9 @@
  * file is refused if it, any directory above it (symbolic links resolved,
  * up to "/"), or any directory above the name as written (the search
  * directory) is writable by group or others, or is owned by a user other
- * than root and the effective user; a world-writable sticky directory
- * such as /tmp is no exception.  allow-insecure-path: true turns these
+ * than root and the effective user, except a sticky directory (/tmp) whose
+ * entry on the path belongs to root or the effective user: no one else
+ * can replace that entry.  allow-insecure-path: true turns these
  * checks off for plugins.  The configuration file gets the same checks,
  * always: an insecure configuration is refused (allow-insecure-path in it
  * cannot vouch for itself).  $RESPOL_CONFIG and $RESPOL_PLUGIN_PATH are
@@ -88,13 +89,17 @@ struct rp_config;
  * default rp_config_default_path(); a missing default is an empty
  * configuration, a missing file named otherwise is an error.
  * A file that holds nothing but blank lines and comments is an empty
- * configuration.  Every error and warning is appended to diags (which may
- * be NULL), one line each, e.g.
+ * configuration, and so is the name "/dev/null" (not opened).  The file is
+ * opened once and read through that open file; anything but a regular
+ * file is refused before it is opened ("configuration c.fifo: not a
+ * regular file (a FIFO)", EINVAL).  Every error and warning is appended to
+ * diags (which may be NULL), one line each, e.g.
  *   respol.yaml:3:1: unknown key 'valdiate'
  *   respol.yaml:7:13: validate[1]: plugin 'limits' not found in /a:/b
  *   respol.yaml:9:13: validate[2] 'strict': init failed: no limit given
  * Returns NULL with errno EINVAL when there was any error (ENOMEM, ENOENT,
- * EACCES... when the file cannot be read), with no plugin left loaded.
+ * EACCES... when the file cannot be read, EPERM when the file checks
+ * refuse it), with no plugin left loaded.
  * Caller must destroy. */
 struct rp_config *rp_config_load (const char *path, int flags,
                                   struct rp_diags *diags);

@@ -57,6 +57,14 @@ struct rp_doc *rp_doc_load (const char *buf, size_t len, const char *name,
  * at the extension (.json / .yaml / .yml). */
 struct rp_doc *rp_doc_load_file (const char *path, int format,
                                  rp_error_t *error);
+/* Read and parse what the open file fd holds, from its offset to its end,
+ * as rp_doc_load_file reads a file: name labels errors and, with format
+ * RP_DOC_AUTO, its extension counts.  For a file checked once opened
+ * (fstat), which must not be opened again by name.  fd stays open and the
+ * caller's; its offset is left after what was read.  A read error is
+ * "NAME: strerror". */
+struct rp_doc *rp_doc_load_fd (int fd, const char *name, int format,
+                               rp_error_t *error);
 /* Wrap an existing JSON tree (no positions).  Takes a new reference. */
 struct rp_doc *rp_doc_from_json (json_t *root, const char *name);
 void rp_doc_destroy (struct rp_doc *doc);

@@ -11,6 +11,7 @@
  * from a fixed seed, so a failure always reproduces.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -675,6 +676,60 @@ static const char *load_file_as (const char *path, int format)
     return buf;
 }
 
+/* rp_doc_load_fd: the open file from its offset, named as given, the
+ * name's extension counting as rp_doc_load_file's path does; fd stays the
+ * caller's. */
+static void test_load_fd (void)
+{
+    const char *p = write_file ("fd.json", "[1e5]\n");
+    rp_error_t error;
+    struct rp_doc *d;
+    int fd = open (p, O_RDONLY);
+
+    if (fd < 0)
+        BAIL_OUT ("open %s", p);
+    d = rp_doc_load_fd (fd, "c.json", RP_DOC_AUTO, &error);
+    is (d ? js (rp_doc_root (d)) : error.text, "[100000.0]",
+        "load_fd: the name's extension picks the format");
+    rp_doc_destroy (d);
+    ok (fcntl (fd, F_GETFD) >= 0 && lseek (fd, 0, SEEK_CUR) == 6,
+        "load_fd: fd stays open, its offset after what was read");
+    lseek (fd, 1, SEEK_SET);
+    d = rp_doc_load_fd (fd, "c.yaml", RP_DOC_AUTO, &error);
+    is (d ? js (rp_doc_root (d)) : error.text, "\"1e5]\"",
+        "load_fd: reads from the offset");
+    rp_doc_destroy (d);
+    close (fd);
+
+    p = write_file ("fd.yaml", "a: 1\na: 2\n");
+    if ((fd = open (p, O_RDONLY)) < 0)
+        BAIL_OUT ("open %s", p);
+    d = rp_doc_load_fd (fd, "site.yaml", RP_DOC_AUTO, &error);
+    is (d ? "loaded" : error.text,
+        "site.yaml:2:1: duplicate key \"a\" (lines 1 and 2)",
+        "load_fd: errors carry the name given");
+    close (fd);
+
+    if ((fd = open (tmpdir, O_RDONLY | O_DIRECTORY)) < 0)
+        BAIL_OUT ("open %s", tmpdir);
+    errno = 0;
+    d = rp_doc_load_fd (fd, "adir", RP_DOC_AUTO, &error);
+    ok (!d && errno == EISDIR, "load_fd: a read error keeps its errno");
+    is (d ? "loaded" : error.text, "adir: Is a directory",
+        "load_fd: a read error names the name given");
+    close (fd);
+    errno = 0;
+    d = rp_doc_load_fd (fd, "closed", RP_DOC_AUTO, &error);
+    is (d ? "loaded" : error.text, "closed: Bad file descriptor",
+        "load_fd: a closed descriptor");
+    errno = 0;
+    ok (!rp_doc_load_fd (-1, "x", RP_DOC_AUTO, &error) && errno == EINVAL,
+        "load_fd: fd -1: EINVAL");
+    errno = 0;
+    ok (!rp_doc_load_fd (0, NULL, RP_DOC_AUTO, &error) && errno == EINVAL,
+        "load_fd: name NULL: EINVAL");
+}
+
 static void test_files (void)
 {
     char want[256];
@@ -751,8 +806,11 @@ static void test_files (void)
           "big file error");
     unlink (want);
 
-    const char *names[] = { "a.json", "a.yaml",   "a.yml",      "a.txt",
-                            "b.txt",  "bad.yaml", "stdin.yaml", "stdin2.yaml" };
+    test_load_fd ();
+
+    const char *names[] = { "a.json",     "a.yaml",     "a.yml",   "a.txt",
+                            "b.txt",      "bad.yaml",   "fd.json", "fd.yaml",
+                            "stdin.yaml", "stdin2.yaml" };
     for (size_t i = 0; i < sizeof (names) / sizeof (names[0]); i++) {
         snprintf (want, sizeof (want), "%s/%s", tmpdir, names[i]);
         unlink (want);

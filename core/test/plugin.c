@@ -3,7 +3,8 @@
  * on in-memory descriptors (every message), rp_plugin_inspect on every
  * fixture plugin of t/plugins (one per failure mode, found through
  * $RESPOL_FIXTURE_PLUGINDIR), file checks (not a shared object, not a
- * regular file, writable by others, owned by another user, symlinks,
+ * regular file, writable by others, owned by another user, sticky
+ * directories and the swap attack through them, symlinks,
  * relative paths), and the log service.
  *
  * Files are made in a private temporary directory, removed at the end.
@@ -14,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "respol/config.h"
@@ -364,7 +367,8 @@ static void test_inspect_files (void)
     if (mkdir (tmp ("dir.so"), 0755) < 0)
         BAIL_OUT ("mkdir");
     p = rp_plugin_inspect (tmp ("dir.so"), &error);
-    snprintf (want, sizeof (want), "%s: not a regular file", tmp ("dir.so"));
+    snprintf (want, sizeof (want), "%s: not a regular file (a directory)",
+              tmp ("dir.so"));
     ok (p == NULL && errno == EINVAL, "a directory is refused");
     is (error.text, want, "a directory: message");
 
@@ -432,14 +436,51 @@ static void expect_refused (const char *path, const char *why, const char *what)
     rp_plugin_destroy (p);
 }
 
-/* "directory D is writable by group or others (mode M)" */
+/* "directory D is writable by group or others (mode M): ...", with the
+ * chmod that fixes it. */
 static const char *dir_writable (const char *dir, unsigned mode)
 {
     char *b = buf ();
     snprintf (b, PATH_MAX,
-              "directory %s is writable by group or others (mode %04o)", dir,
+              "directory %s is writable by group or others (mode %04o): "
+              "chmod go-w, or chmod +t if shared",
+              dir, mode);
+    return b;
+}
+
+/* "the file is writable by group or others (mode M): chmod go-w" */
+static const char *file_writable (unsigned mode)
+{
+    char *b = buf ();
+    snprintf (b, PATH_MAX,
+              "the file is writable by group or others (mode %04o): chmod "
+              "go-w",
               mode);
     return b;
+}
+
+/* "E in sticky directory D (mode M) is owned by uid U, neither root nor
+ * the current user" (E a name in D) */
+static const char *entry_foreign (const char *entry, const char *dir,
+                                  unsigned mode, uid_t uid)
+{
+    char *b = buf ();
+    snprintf (b, PATH_MAX,
+              "%s in sticky directory %s (mode %04o) is owned by uid %lu, "
+              "neither root nor the current user",
+              entry, dir, mode, (unsigned long)uid);
+    return b;
+}
+
+/* rp_plugin_inspect (path) loads. */
+static void expect_loads (const char *path, const char *what)
+{
+    rp_error_t error;
+    struct rp_plugin *p = rp_plugin_inspect (path, &error);
+
+    if (!ok (p != NULL, "%s: loads", what))
+        diag ("%s", error.text);
+    rp_plugin_destroy (p);
 }
 
 static void test_insecure_modes (void)
@@ -448,12 +489,10 @@ static void test_insecure_modes (void)
         BAIL_OUT ("mkdir");
     copy_file (fixture ("good"), tmp ("sec/sub/good.so"));
     chmod (tmp ("sec/sub/good.so"), 0646);
-    expect_refused (tmp ("sec/sub/good.so"),
-                    "the file is writable by group or others (mode 0646)",
+    expect_refused (tmp ("sec/sub/good.so"), file_writable (0646),
                     "a file writable by others");
     chmod (tmp ("sec/sub/good.so"), 0664);
-    expect_refused (tmp ("sec/sub/good.so"),
-                    "the file is writable by group or others (mode 0664)",
+    expect_refused (tmp ("sec/sub/good.so"), file_writable (0664),
                     "a group-writable file (group members are other users)");
     chmod (tmp ("sec/sub/good.so"), 0644);
     chmod (tmp ("sec/sub"), 0757);
@@ -469,12 +508,25 @@ static void test_insecure_modes (void)
     expect_refused (tmp ("sec/sub/good.so"), dir_writable (tmp ("sec"), 0777),
                     "an ancestor directory writable by others");
     chmod (tmp ("sec"), 01777);
-    expect_refused (tmp ("sec/sub/good.so"), dir_writable (tmp ("sec"), 01777),
-                    "a sticky ancestor (like /tmp) is no exception");
+    expect_loads (tmp ("sec/sub/good.so"),
+                  "a sticky ancestor writable by others (like /tmp), the "
+                  "directory below it the user's");
+    chmod (tmp ("sec"), 01775);
+    expect_loads (tmp ("sec/sub/good.so"),
+                  "a sticky group-writable ancestor, the same way");
     chmod (tmp ("sec"), 0755);
+    chmod (tmp ("sec/sub"), 01777);
+    expect_loads (tmp ("sec/sub/good.so"),
+                  "a sticky directory holding the user's file");
+    chmod (tmp ("sec/sub/good.so"), 0666);
+    expect_refused (tmp ("sec/sub/good.so"), file_writable (0666),
+                    "the file in it is still checked");
+    chmod (tmp ("sec/sub/good.so"), 0644);
+    chmod (tmp ("sec/sub"), 0755);
 }
 
-/* A plugin in a private directory below /tmp: /tmp is refused. */
+/* A plugin in a private directory below /tmp (a sticky directory) loads:
+ * the directory of the user's that the path takes in /tmp is safe. */
 static void test_insecure_tmp (void)
 {
     char dir[] = "/tmp/respol-test-plugin-XXXXXX";
@@ -484,13 +536,12 @@ static void test_insecure_tmp (void)
 
     if (stat ("/tmp", &st) < 0 || (st.st_mode & 07777) != 01777
         || !mkdtemp (dir)) {
-        skip (2, "/tmp is not a 1777 directory");
+        skip (1, "/tmp is not a 1777 directory");
         return;
     }
     snprintf (file, sizeof (file), "%s/good.so", dir);
     copy_file (fixture ("good"), file);
-    expect_refused (file, dir_writable ("/tmp", 01777),
-                    "a plugin in a private directory below /tmp");
+    expect_loads (file, "a plugin in a private directory below /tmp");
     snprintf (cmd, sizeof (cmd), "rm -rf '%s'", dir);
     if (system (cmd) != 0)
         diag ("could not remove %s", dir);
@@ -517,11 +568,60 @@ static void test_insecure_link (void)
 
     if (mkfifo (tmp ("fifo.so"), 0644) < 0)
         BAIL_OUT ("mkfifo");
-    snprintf (want, sizeof (want), "%s: not a regular file", tmp ("fifo.so"));
+    snprintf (want, sizeof (want), "%s: not a regular file (a FIFO)",
+              tmp ("fifo.so"));
     p = rp_plugin_inspect (tmp ("fifo.so"), &error);
     is (p ? "" : error.text, want,
         "a FIFO is refused (opening it does not "
         "wait for a writer)");
+    rp_plugin_destroy (p);
+}
+
+/* Bind a Unix socket at tmp (name): made from tmpdir, so that a long
+ * build tree does not overflow sun_path. */
+static void make_socket (const char *name)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    char cwd[PATH_MAX];
+    int fd = socket (AF_UNIX, SOCK_STREAM, 0);
+
+    snprintf (sa.sun_path, sizeof (sa.sun_path), "%s", name);
+    if (fd < 0 || !getcwd (cwd, sizeof (cwd)) || chdir (tmpdir) < 0
+        || bind (fd, (struct sockaddr *)&sa, sizeof (sa)) < 0
+        || chdir (cwd) < 0)
+        BAIL_OUT ("cannot bind a socket in %s", tmpdir);
+    close (fd);
+}
+
+/* Anything but a regular file is refused before it is opened, saying what
+ * it is.  (A FIFO: test_insecure_link.) */
+static void test_not_regular (void)
+{
+    char want[2 * PATH_MAX];
+    struct rp_plugin *p;
+    rp_error_t error;
+
+    make_socket ("sock.so");
+    snprintf (want, sizeof (want), "%s: not a regular file (a socket)",
+              tmp ("sock.so"));
+    errno = 0;
+    p = rp_plugin_inspect (tmp ("sock.so"), &error);
+    ok (p == NULL && errno == EINVAL, "a socket is refused with EINVAL");
+    is (p ? "" : error.text, want, "a socket: message");
+    rp_plugin_destroy (p);
+
+    p = rp_plugin_inspect ("/dev/zero", &error);
+    is (p ? "" : error.text,
+        "/dev/zero: not a regular file (a character device)",
+        "a character device is refused, not opened");
+    rp_plugin_destroy (p);
+    if (symlink ("/dev/null", tmp ("null.so")) < 0)
+        BAIL_OUT ("symlink");
+    snprintf (want, sizeof (want),
+              "%s: not a regular file (a character device)", tmp ("null.so"));
+    p = rp_plugin_inspect (tmp ("null.so"), &error);
+    is (p ? "" : error.text, want,
+        "a symlink to a character device: the device is refused");
     rp_plugin_destroy (p);
 }
 
@@ -552,6 +652,85 @@ static void test_insecure_owner (void)
                     "an ancestor directory of another user");
     if (chown (tmp ("sec"), 0, (gid_t)-1) < 0)
         BAIL_OUT ("chown");
+}
+
+/* Does the kernel refuse to follow a symlink that another user owns in a
+ * sticky world-writable directory (fs.protected_symlinks)?  Then such a
+ * path fails in realpath, before respol's own check. */
+static bool kernel_protects_symlinks (void)
+{
+    FILE *f = fopen ("/proc/sys/fs/protected_symlinks", "r");
+    int c = f ? getc (f) : '0';
+
+    if (f)
+        fclose (f);
+    return c != '0';
+}
+
+/* The swap attack through a sticky directory: another user may rename or
+ * replace what is theirs in it, so an entry of theirs on the path (a
+ * directory, the file, a symlink to a safe file or directory) is refused;
+ * so is a sticky directory of theirs (its owner may rename any entry). */
+static void test_sticky_swap (void)
+{
+    struct passwd *nobody = getpwnam ("nobody");
+    char s[PATH_MAX];
+    char why[2 * PATH_MAX];
+    uid_t uid;
+
+    if (geteuid () != 0 || !nobody) {
+        skip (10, "not root: cannot give a file to another user");
+        return;
+    }
+    uid = nobody->pw_uid;
+    snprintf (s, sizeof (s), "%s", tmp ("sticky"));
+    if (mkdir (s, 0755) < 0 || chmod (s, 01777) < 0
+        || mkdir (tmp ("sticky/sub"), 0755) < 0
+        || chown (tmp ("sticky/sub"), uid, (gid_t)-1) < 0)
+        BAIL_OUT ("mkdir or chown");
+    copy_file (fixture ("good"), tmp ("sticky/sub/good.so"));
+    expect_refused (tmp ("sticky/sub/good.so"),
+                    entry_foreign ("sub", s, 01777, uid),
+                    "a directory of another user in a sticky directory");
+    copy_file (fixture ("good"), tmp ("sticky/good.so"));
+    if (chown (tmp ("sticky/good.so"), uid, (gid_t)-1) < 0)
+        BAIL_OUT ("chown");
+    expect_refused (tmp ("sticky/good.so"),
+                    entry_foreign ("good.so", s, 01777, uid),
+                    "a file of another user in a sticky directory");
+
+    if (symlink (fixture ("good"), tmp ("sticky/link.so")) < 0
+        || lchown (tmp ("sticky/link.so"), uid, (gid_t)-1) < 0
+        || symlink (fixdir, tmp ("sticky/dir")) < 0
+        || lchown (tmp ("sticky/dir"), uid, (gid_t)-1) < 0)
+        BAIL_OUT ("symlink or lchown");
+    if (kernel_protects_symlinks ()) {
+        struct rp_plugin *p = rp_plugin_inspect (tmp ("sticky/link.so"), NULL);
+        ok (p == NULL, "a symlink of another user to a safe plugin: refused "
+                       "(by the kernel's protected_symlinks)");
+        rp_plugin_destroy (p);
+        skip (1, "fs.protected_symlinks is on: the kernel refuses first");
+    } else {
+        expect_refused (tmp ("sticky/link.so"),
+                        entry_foreign ("link.so", s, 01777, uid),
+                        "a symlink of another user to a safe plugin");
+    }
+    if (chmod (s, 01775) < 0)
+        BAIL_OUT ("chmod");
+    /* Group-writable only: the kernel does not protect symlinks there. */
+    expect_refused (tmp ("sticky/dir/good.so"),
+                    entry_foreign ("dir", s, 01775, uid),
+                    "a symlink of another user to a safe directory, in a "
+                    "sticky group-writable directory");
+    if (chmod (s, 01777) < 0 || chown (s, uid, (gid_t)-1) < 0
+        || chown (tmp ("sticky/sub"), 0, (gid_t)-1) < 0)
+        BAIL_OUT ("chmod or chown");
+    snprintf (why, sizeof (why),
+              "directory %s is owned by uid %lu, neither root nor the "
+              "current user",
+              s, (unsigned long)uid);
+    expect_refused (tmp ("sticky/sub/good.so"), why,
+                    "a sticky directory of another user");
 }
 
 /* --- misc --------------------------------------------------------------- */
@@ -586,7 +765,9 @@ int main (void)
     test_insecure_modes ();
     test_insecure_tmp ();
     test_insecure_link ();
+    test_not_regular ();
     test_insecure_owner ();
+    test_sticky_swap ();
     test_kind_names ();
     fixtures_cleanup ();
     return done_testing ();
