@@ -364,48 +364,49 @@ test_expect_success 'list: what plugins log below warning is not printed' '
 	test_must_be_empty err
 '
 
-# End to end: make install into a prefix below a sticky directory that
-# others may write, as into a prefix made with mktemp -d under /tmp (the
-# test makes its own, so as not to depend on /tmp).  Every installation
-# directory is given on the command line, so that nothing goes outside the
-# prefix whatever configure was told.  The installed respol was built for
-# the configured prefix, so it is told where its library, configuration
-# and plugins are; the file checks are the same.  Next to the trash
-# directory, whose name has a space that make install cannot take.
+# End to end: make install into a directory below a sticky directory that
+# others may write, as into one made with mktemp -d under /tmp (the test
+# makes its own, so as not to depend on /tmp).  A staged install
+# (DESTDIR): overriding prefix on the command line would regenerate the
+# build tree's compiled-in paths (core/paths.h) under the other tests.  The
+# installed respol was built for the configured prefix, so it is told where
+# its library, configuration and plugins are; the file checks are the
+# same.  Next to the trash directory, whose name has a space that make
+# install cannot take.
 test -f "$RESPOL_BUILDDIR/Makefile" && command -v make >/dev/null &&
 	test_set_prereq INSTALL
 STICKY="$(dirname "$SHARNESS_TRASH_DIRECTORY")/respol-sticky-t0020.$$"
-P="$STICKY/prefix"
 irespol() {
-	LD_LIBRARY_PATH="$P/lib" RESPOL_CONFIG="$P/etc/respol/respol.yaml" \
-		RESPOL_PLUGIN_PATH="$P/lib/respol/plugins" "$P/bin/respol" "$@"
+	LD_LIBRARY_PATH="$LIB" RESPOL_CONFIG="$CONF" \
+		RESPOL_PLUGIN_PATH="$PLUGINS" "$BIN" "$@"
 }
-test_expect_success INSTALL 'install: make install prefix=DIR, DIR below a sticky directory writable by others' '
+test_expect_success INSTALL 'install: make install below a sticky directory writable by others' '
 	mkdir "$STICKY" &&
 	chmod 1777 "$STICKY" &&
-	mkdir -m 0755 "$P" &&
+	mkdir -m 0755 "$STICKY/stage" &&
 	(
 		unset MAKEFLAGS MFLAGS MAKELEVEL TESTS
-		make -C "$RESPOL_BUILDDIR" install prefix="$P" exec_prefix="$P" \
-			bindir="$P/bin" libdir="$P/lib" includedir="$P/include" \
-			sysconfdir="$P/etc" datarootdir="$P/share" datadir="$P/share" \
-			mandir="$P/share/man"
+		make -C "$RESPOL_BUILDDIR" install DESTDIR="$STICKY/stage"
 	) >install.log 2>&1 &&
-	test -x "$P/bin/respol" &&
-	test -f "$P/lib/respol/plugins/locality.so"
+	BIN=$(find "$STICKY/stage" -path "*/bin/respol") &&
+	test -x "$BIN" &&
+	LIB=$(dirname "$(find "$STICKY/stage" -name librespol.so)") &&
+	PLUGINS=$(dirname "$(find "$STICKY/stage" -path "*/respol/plugins/locality.so")") &&
+	CONF=$(find "$STICKY/stage" -path "*/respol/respol.yaml" ! -path "*/examples/*") &&
+	test -f "$CONF"
 '
 test_expect_success INSTALL 'install: respol config check reads the installed configuration' '
 	irespol config check >out &&
-	echo "$P/etc/respol/respol.yaml: ok (no plugins)" >expected &&
+	echo "$CONF: ok (no plugins)" >expected &&
 	test_cmp expected out
 '
 test_expect_success INSTALL 'install: respol plugin info reads an installed plugin' '
-	irespol plugin info "$P/lib/respol/plugins/first.so" >out &&
+	irespol plugin info "$PLUGINS/first.so" >out &&
 	grep "^name: *first$" out
 '
 test_expect_success INSTALL 'install: a site configuration there runs an installed validator' '
-	cat >"$P/etc/respol/respol.yaml" <<-EOF &&
-	plugin-path: ["$P/lib/respol/plugins"]
+	cat >"$CONF" <<-EOF &&
+	plugin-path: ["$PLUGINS"]
 	validate:
 	  - plugin: require-duration
 	    config: {max: 1h}
