@@ -38,9 +38,15 @@
  *     least the node count; the prose's "total <= the slot's count" is not
  *     enforced because RFC 25's own use case 2.1 (4 slots, total 5)
  *     breaks it;
- *   - respol's own limits: type and label must not be empty, a slot may not
- *     contain another slot (a resource would belong to two slots), and
+ *   - respol's own limits: type and label must not be empty, and
  *     resources nest at most RP_JOBSPEC_MAX_RESOURCE_DEPTH deep.
+ *
+ * A slot may hold another slot (RFC 14: a slot is "a valid resource spec",
+ * and "with" holds resource vertices; flux-core accepts it).  What is
+ * inside the inner slot is inside the outer one too: each slot's per-type
+ * counts and memory cover everything below it, nested slots included,
+ * and a per_resource type may be declared anywhere inside the task's slot.
+ * The derived facts describe the outermost slots.
  */
 #include <errno.h>
 #include <math.h>
@@ -74,8 +80,7 @@ struct rp_jobspec_resource {
     enum rp_jobspec_count_form form;
     struct rp_range count;
     struct rp_idset *idset;
-    uint64_t total;    /* instances in the whole request */
-    uint64_t per_slot; /* instances in one enclosing slot */
+    uint64_t total; /* instances in the whole request */
     /* slot vertices only: */
     json_t *types;    /* type -> index into type_n */
     uint64_t *type_n; /* per-slot count of each type */
@@ -501,17 +506,18 @@ static void add_label (struct ctx *c, const struct loc *l,
         c->nomem = true;
 }
 
-/* Record r's type in its slot's set of types (for per_resource). */
+/* Record r's type in the set of types of every slot r is inside (for
+ * per_resource): a resource of a nested slot is inside the outer one too. */
 static void add_slot_type (struct ctx *c, struct rp_jobspec_resource *r)
 {
-    struct rp_jobspec_resource *slot = r->slot;
-
-    if (!slot || json_object_get (slot->types, r->type))
-        return;
-    if (json_object_set_new (slot->types, r->type,
-                             json_integer (json_object_size (slot->types)))
-        < 0)
-        c->nomem = true;
+    for (struct rp_jobspec_resource *slot = r->slot; slot; slot = slot->slot) {
+        if (json_object_get (slot->types, r->type))
+            continue;
+        if (json_object_set_new (slot->types, r->type,
+                                 json_integer (json_object_size (slot->types)))
+            < 0)
+            c->nomem = true;
+    }
 }
 
 static void check_vertex_keys (struct ctx *c, const struct loc *l,
@@ -563,12 +569,8 @@ static void check_exclusive (struct ctx *c, const struct loc *l,
 }
 
 static void check_slot (struct ctx *c, const struct loc *l,
-                        struct rp_jobspec_resource *r, const struct walk *w)
+                        struct rp_jobspec_resource *r)
 {
-    struct loc k = at_key (l, "type");
-
-    if (w->slot)
-        diag_error (c, &k, "a slot cannot be inside another slot");
     require_key (c, l, "label", " (a slot needs a label)");
     require_key (c, l, "with", " (a slot needs at least one resource)");
     if (!(r->types = json_object ()))
@@ -606,7 +608,7 @@ check_vertex (struct ctx *c, const struct loc *l, const struct walk *w)
         add_slot_type (c, r);
     }
     if (r->is_slot)
-        check_slot (c, l, r, w);
+        check_slot (c, l, r);
     k = at_key (l, "count");
     if (k.v)
         check_resource_count (c, &k, r);
@@ -1385,17 +1387,30 @@ static void check_document (struct ctx *c, json_t *root)
 
 /* --- derived facts ------------------------------------------------------ */
 
-/* Count r (inside slot) in its slot's per-type counts and memory. */
-static void add_to_slot (struct rp_jobspec_resource *r)
+/* Count n instances of r in one slot's per-type counts and memory. */
+static void add_to_slot (struct rp_jobspec_resource *slot,
+                         const struct rp_jobspec_resource *r, uint64_t n)
 {
-    struct rp_jobspec_resource *slot = r->slot;
     size_t i = json_integer_value (json_object_get (slot->types, r->type));
     uint64_t bytes;
 
-    slot->type_n[i] = sat_add (slot->type_n[i], r->per_slot);
+    slot->type_n[i] = sat_add (slot->type_n[i], n);
     if (strcmp (r->type, "memory") || !(bytes = unit_bytes (r->unit)))
         return;
-    slot->memory = sat_add (slot->memory, sat_mul (r->per_slot, bytes));
+    slot->memory = sat_add (slot->memory, sat_mul (n, bytes));
+}
+
+/* Count r in every slot it is inside: in one slot, the product of the
+ * counts from r up to, not including, that slot. */
+static void add_to_slots (struct rp_jobspec_resource *r)
+{
+    uint64_t n = r->count.min;
+
+    for (struct rp_jobspec_resource *p = r->parent; p; p = p->parent) {
+        if (p->is_slot)
+            add_to_slot (p, r, n);
+        n = sat_mul (n, p->count.min);
+    }
 }
 
 /* Totals, top down: js->all is in document (pre-)order, so a parent is
@@ -1413,10 +1428,8 @@ static int derive_resources (struct rp_jobspec *js)
         struct rp_jobspec_resource *r = js->all[i];
         struct rp_jobspec_resource *p = r->parent;
         r->total = sat_mul (p ? p->total : 1, r->count.min);
-        if (!r->slot)
-            continue;
-        r->per_slot = sat_mul (p == r->slot ? 1 : p->per_slot, r->count.min);
-        add_to_slot (r);
+        if (r->slot)
+            add_to_slots (r);
     }
     return 0;
 }
@@ -1484,7 +1497,7 @@ static int derive (struct rp_jobspec *js)
     f->exclusive = f->exact = f->uniform = true;
     for (size_t i = 0; i < js->nall; i++) {
         const struct rp_jobspec_resource *r = js->all[i];
-        if (r->is_slot)
+        if (r->is_slot && !r->slot) /* a nested slot is in its shape */
             derive_slot_facts (js, r, &first);
         if (!strcmp (r->type, "node") && !has_node_ancestor (r))
             f->nnodes = sat_add (f->nnodes, r->total);

@@ -84,16 +84,18 @@ enum rp_jobspec_task_count_kind {
 struct rp_jobspec_facts {
     uint64_t nnodes; /* nodes requested (outermost node vertices), or 0
                       * when the jobspec names no node */
-    uint64_t nslots; /* task slots over the whole request */
+    uint64_t nslots; /* task slots over the whole request; a slot inside
+                      * another slot is part of that slot, not counted */
     uint64_t ntasks; /* tasks over all task entries */
-    /* Shape of one slot of the first slot vertex in document order: */
+    /* Shape of one slot of the first outermost slot vertex in document
+     * order (what a nested slot holds included): */
     uint64_t cores_per_slot;
     uint64_t gpus_per_slot;
     uint64_t memory_per_slot; /* bytes; see rp_jobspec_slot_memory() */
     bool exclusive;           /* every vertex is allocated exclusively */
     bool exact;      /* every count is a single value, so the numbers above
                       * are exact rather than minimums */
-    bool uniform;    /* every slot vertex has the shape above */
+    bool uniform;    /* every outermost slot vertex has the shape above */
     double duration; /* attributes.system.duration, 0 when unset */
 };
 
@@ -200,7 +202,8 @@ uint64_t rp_jobspec_resource_total (const struct rp_jobspec_resource *r);
 
 /* Slots.  rp_jobspec_slot_find() returns the slot vertex labelled label,
  * or NULL.  For a slot vertex, the number of resources of a type inside
- * one slot (minimum counts; 0 when none, or when slot is not a slot), and
+ * one slot (minimum counts; 0 when none, or when slot is not a slot; a
+ * slot inside it and everything that slot holds are inside it too), and
  * the memory of one slot in bytes: memory vertices count in their unit
  * (B, KB, MB, GB, TB, PB and the KiB..PiB spellings, all powers of 1024
  * as Slurm and Flux read them; no unit means GB); a memory vertex with

@@ -282,9 +282,7 @@ static const struct invalid_case invalid[] = {
       "version: 1\nresources: [{type: slot, count: 1, label: s}]\n" TAIL_C,
       "job.yaml:2:13: resources[0]: missing key \"with\" (a slot needs at "
       "least one resource)" },
-    { "no slot in a slot", C, base_c, "type: core", "type: slot",
-      "job.yaml:11:19: resources[0].with[0].with[0].type: a slot cannot be "
-      "inside another slot\n"
+    { "a slot in a slot is a slot too", C, base_c, "type: core", "type: slot",
       "job.yaml:11:13: resources[0].with[0].with[0]: missing key \"label\" "
       "(a slot needs a label)\n"
       "job.yaml:11:13: resources[0].with[0].with[0]: missing key \"with\" "
@@ -1313,6 +1311,140 @@ static void test_exclusive_defaults (void)
     rp_jobspec_destroy (js);
 }
 
+/* --- nested slots ------------------------------------------------------ */
+
+/* The storage use case flux-core accepts: 2 slots, each an ssd and an
+ * exclusive node holding a slot of 5 cores and 7 GPUs; the tasks run in
+ * the inner slot.  %s is the task's slot and count. */
+static const char storage_doc[] = "version: 1\n"
+                                  "resources:\n"
+                                  "  - type: slot\n"
+                                  "    count: 2\n"
+                                  "    label: storage\n"
+                                  "    with:\n"
+                                  "      - type: ssd\n"
+                                  "        count: 1\n"
+                                  "      - type: node\n"
+                                  "        exclusive: true\n"
+                                  "        count: 1\n"
+                                  "        with:\n"
+                                  "          - type: slot\n"
+                                  "            label: task\n"
+                                  "            count: 1\n"
+                                  "            with:\n"
+                                  "              - type: core\n"
+                                  "                count: 5\n"
+                                  "              - type: gpu\n"
+                                  "                count: 7\n"
+                                  "              - type: memory\n"
+                                  "                count: 2\n"
+                                  "tasks:\n"
+                                  "  - command: [\"true\"]\n"
+                                  "    %s\n"
+                                  "attributes:\n"
+                                  "  system:\n"
+                                  "    duration: 3600\n";
+
+static struct rp_jobspec *
+storage (const char *task, enum rp_jobspec_profile profile, struct rp_diags *d)
+{
+    char doc[sizeof (storage_doc) + 128];
+
+    snprintf (doc, sizeof (doc), storage_doc, task);
+    return rp_jobspec_load (doc, strlen (doc), "s.yaml", profile, d);
+}
+
+static uint64_t ntasks (const char *task)
+{
+    struct rp_jobspec *js = storage (task, C, NULL);
+    uint64_t n = js ? rp_jobspec_facts (js)->ntasks : 0;
+
+    rp_jobspec_destroy (js);
+    return n;
+}
+
+/* A slot inside a slot (RFC 14: a slot is "a valid resource spec", and
+ * "with" holds resource vertices): everything inside the inner slot is
+ * inside the outer one too; tasks count against the slot they name. */
+static void test_nested_slots (void)
+{
+    struct rp_diags *d = rp_diags_create ();
+    struct rp_jobspec *js =
+        storage ("slot: task\n    count: {per_slot: 1}", C, d);
+    const struct rp_jobspec_resource *outer, *node, *inner;
+    const struct rp_jobspec_facts *f;
+    char *got = joined (d);
+
+    ok (js != NULL, "a slot inside a slot is valid canonical jobspec");
+    is (got, "", "with no message");
+    free (got);
+    if (!js)
+        BAIL_OUT ("the storage use case does not load");
+    outer = rp_jobspec_resource_first (js);
+    node = rp_jobspec_resource_next (rp_jobspec_resource_with_first (outer));
+    inner = rp_jobspec_resource_with_first (node);
+    ok (rp_jobspec_slot_find (js, "storage") == outer
+            && rp_jobspec_slot_find (js, "task") == inner,
+        "both slots are found by label");
+    ok (rp_jobspec_slot_count_type (outer, "ssd") == 1
+            && rp_jobspec_slot_count_type (outer, "node") == 1
+            && rp_jobspec_slot_count_type (outer, "slot") == 1
+            && rp_jobspec_slot_count_type (outer, "core") == 5
+            && rp_jobspec_slot_count_type (outer, "gpu") == 7
+            && rp_jobspec_slot_memory (outer) == 2 * GiB,
+        "the outer slot counts what its nested slot holds");
+    ok (rp_jobspec_slot_count_type (inner, "core") == 5
+            && rp_jobspec_slot_count_type (inner, "gpu") == 7
+            && rp_jobspec_slot_count_type (inner, "ssd") == 0
+            && rp_jobspec_slot_memory (inner) == 2 * GiB,
+        "the inner slot counts only what it holds");
+    ok (rp_jobspec_resource_total (inner) == 2
+            && rp_jobspec_resource_total (
+                   rp_jobspec_resource_with_first (inner))
+                   == 10,
+        "2 inner slots, 10 cores in the whole request");
+    ok (rp_jobspec_resource_exclusive (node)
+            && rp_jobspec_resource_exclusive (inner),
+        "the node and the inner slot are exclusive");
+    f = rp_jobspec_facts (js);
+    ok (f->nnodes == 2 && f->nslots == 2 && f->cores_per_slot == 5
+            && f->gpus_per_slot == 7 && f->memory_per_slot == 2 * GiB
+            && f->uniform && f->exclusive && f->ntasks == 2,
+        "facts: 2 outermost slots of 5 cores and 7 GPUs, 2 tasks");
+    rp_jobspec_destroy (js);
+    ok (ntasks ("slot: storage\n    count: {per_slot: 3}") == 6,
+        "per_slot on the outer slot: 3 tasks per outer slot");
+    ok (ntasks ("slot: storage\n    count: {per_resource: {type: gpu, "
+                "count: 1}}")
+            == 14,
+        "per_resource on the outer slot counts the GPUs of its inner slot");
+    ok (ntasks ("slot: task\n    count: {per_resource: {type: core, "
+                "count: 2}}")
+            == 20,
+        "per_resource on the inner slot: 2 tasks per core");
+
+    rp_diags_clear (d);
+    js = storage ("slot: task\n    count: {per_resource: {type: ssd, "
+                  "count: 1}}",
+                  C, d);
+    got = joined (d);
+    ok (js == NULL, "per_resource on the inner slot of a type outside it");
+    is (got,
+        "s.yaml:26:34: tasks[0].count.per_resource.type: no resource of type "
+        "\"ssd\" in slot \"task\"",
+        "is refused: the type is not inside the task's slot");
+    free (got);
+    rp_diags_clear (d);
+    js = storage ("slot: task\n    count: {per_slot: 1}", V, d);
+    got = joined (d);
+    ok (js == NULL
+            && strstr (got, "resources[0].with[1].type: must be core "
+                            "or gpu in jobspec V1"),
+        "V1 refuses it (its shapes have no slot in a slot)");
+    free (got);
+    rp_diags_destroy (d);
+}
+
 /* --- bounds and arguments ----------------------------------------------- */
 
 /* Resources nested n deep: slot > node > node > ... > core. */
@@ -1474,6 +1606,7 @@ int main (void)
     test_collects_all ();
     test_valid ();
     test_exclusive_defaults ();
+    test_nested_slots ();
     test_conformance ();
     test_rfc26 ();
     test_model ();
