@@ -4,8 +4,9 @@
 test_description='RFC 14 use cases matched to resource graphs (respol match)
 
 Every RFC 14 example and use case (t/data/jobspec/conformance/rfc14) is
-matched with "respol match allocate --profile=canonical" on a generated
-graph or on a graph of t/data/match-conformance made so that the intent
+matched with "respol match allocate", which reads canonical jobspec by
+default, on a generated graph or on a graph of t/data/match-conformance
+made so that the intent
 of the RFC text is visible in the result: nodes that lack what the
 request asks sit before nodes that have it, so a first fit that ignored
 the request would pick them.  Each test quotes the RFC sentence it checks,
@@ -23,7 +24,7 @@ GRAPHS="$RESPOL_DATA/match-conformance"
 match() {
 	_name=$1
 	shift
-	respol match allocate --profile=canonical --now=1000 "$@" \
+	respol match allocate --now=1000 "$@" \
 		"$JS/$_name.yaml" >"$_name.out" &&
 	test_cmp "$GRAPHS/$_name.expected" "$_name.out" &&
 	respol R decode --short <"$_name.out" >"$_name.short"
@@ -58,7 +59,7 @@ test_expect_success 'use case 1.1: request 4 nodes' '
 '
 test_expect_success 'use case 1.1: 3 nodes can never hold it (ENODEV)' '
 	test_error 1 "respol: match: never satisfiable: needs 4 slots of 1 node each, 3 fit" \
-		respol match allocate --profile=canonical --generate=nodes=3 \
+		respol match allocate --generate=nodes=3 \
 		"$JS/use_case_1.1.yaml"
 '
 
@@ -70,7 +71,7 @@ test_expect_success 'use case 1.2: between 3 and 30 nodes takes all 8' '
 	short use_case_1.2 "rank[0-7]/core0"
 '
 test_expect_success 'use case 1.2: 3 nodes are enough' '
-	respol match allocate --profile=canonical --now=1000 \
+	respol match allocate --now=1000 \
 		--generate=nodes=3 "$JS/use_case_1.2.yaml" >out &&
 	respol R decode --short <out >short &&
 	echo "rank[0-2]/core0" >expected &&
@@ -78,7 +79,7 @@ test_expect_success 'use case 1.2: 3 nodes are enough' '
 '
 test_expect_success 'use case 1.2: 2 nodes are not (ENODEV)' '
 	test_error 1 "respol: match: never satisfiable: needs at least 3 slots of 1 node each, 2 fit" \
-		respol match allocate --profile=canonical --generate=nodes=2 \
+		respol match allocate --generate=nodes=2 \
 		"$JS/use_case_1.2.yaml"
 '
 
@@ -112,7 +113,7 @@ test_expect_success 'use case 1.5: ib nodes in the cluster, bicore on the switch
 # A graph without memory (nor ib10g) can never hold it.
 test_expect_success 'use case 1.5: a type the graph lacks (ENODEV)' '
 	test_error 1 "respol: match: never satisfiable: no resource of type '"'"'memory'"'"'" \
-		respol match allocate --profile=canonical --generate=nodes=4 \
+		respol match allocate --generate=nodes=4 \
 		"$JS/use_case_1.5.yaml"
 '
 
@@ -130,14 +131,14 @@ test_expect_success 'use case 1.6: 30 cores per node on 2 clusters' '
 # it, and the use case's "count: 2" can never be met.
 test_expect_success 'use case 1.6: one cluster on a graph rooted at one cluster' '
 	sed "s/count: 2\$/count: 1/" "$JS/use_case_1.6.yaml" >one_cluster.yaml &&
-	respol match allocate --profile=canonical --now=1000 \
+	respol match allocate --now=1000 \
 		--generate=nodes=4,cores=32 one_cluster.yaml >one_cluster.out &&
 	respol R decode --short <one_cluster.out >one_cluster.short &&
 	short one_cluster "rank[0-3]/core[0-29]"
 '
 test_expect_success 'use case 1.6: a graph rooted at one cluster has 1 (ENODEV)' '
 	test_error 1 "respol: match: never satisfiable: needs 2 clusters with 1 slot of at least 1 node with 30 cores each, the resource set has 1" \
-		respol match allocate --profile=canonical --generate=nodes=4,cores=32 \
+		respol match allocate --generate=nodes=4,cores=32 \
 		"$JS/use_case_1.6.yaml"
 '
 
@@ -158,7 +159,7 @@ test_expect_success 'use case 1.8: a perfect square of nodes (9 of 10)' '
 '
 test_expect_success 'use case 1.8: 3 nodes can never hold 4 (ENODEV)' '
 	test_error 1 "respol: match: never satisfiable: needs at least 4 slots of 1 node each, 3 fit" \
-		respol match allocate --profile=canonical --generate=nodes=3 \
+		respol match allocate --generate=nodes=3 \
 		"$JS/use_case_1.8.yaml"
 '
 
@@ -194,7 +195,7 @@ test_expect_success 'use case 2.4: two slot types on one node' '
 '
 test_expect_success 'use case 2.4: 15 cores can never hold 16 (ENODEV)' '
 	test_error 1 "respol: match: never satisfiable: needs 1 node with 10 slots of 1 core and 4 GB of memory and 1 slot of 6 cores and 24 GB of memory, the resource set has 0" \
-		respol match satisfiability --profile=canonical \
+		respol match satisfiability \
 		--generate=nodes=2,sockets=1,cores=15,memory=64GB \
 		"$JS/use_case_2.4.yaml"
 '
@@ -211,7 +212,7 @@ test_expect_success 'use case 2.5: 10 slots of 1 core and >= 2 GB' '
 # the RFC text asks fits) can never hold it.
 test_expect_success 'use case 2.5: a range of memory takes all of a node' '
 	test_error 1 "respol: match: never satisfiable: needs 10 slots of at least 2 GB of memory and 1 core each, 5 fit" \
-		respol match allocate --profile=canonical \
+		respol match allocate \
 		--generate=nodes=5,sockets=2,cores=2,memory=8GB \
 		"$JS/use_case_2.5.yaml"
 '
@@ -224,7 +225,7 @@ test_expect_success 'use case 2.6: 2 nodes with >= 4 GB' '
 '
 test_expect_success 'use case 2.6: nodes of 2 GB never qualify (ENODEV)' '
 	test_error 1 "respol: match: never satisfiable: needs 2 slots of 1 node with at least 4 GB of memory each, 0 fit" \
-		respol match allocate --profile=canonical \
+		respol match allocate \
 		--generate=nodes=3,cores=2,memory=2GB "$JS/use_case_2.6.yaml"
 '
 
@@ -250,7 +251,7 @@ test_expect_success 'use case 2.9: only a node with the property' '
 '
 test_expect_success 'use case 2.9: no node has the property (ENODEV)' '
 	test_error 1 "respol: match: never satisfiable: needs 1 slot of 1 node, 0 fit matching the constraints" \
-		respol match allocate --profile=canonical --generate=nodes=2 \
+		respol match allocate --generate=nodes=2 \
 		"$JS/use_case_2.9.yaml"
 '
 
