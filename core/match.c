@@ -57,6 +57,11 @@
  *   any other request is looked for below `at`, never at it.
  * - A vertex this match already holds (even as an ancestor) is not a
  *   candidate again, except a pool, which may give to several units.
+ * - A slot inside a slot is placed as any slot, under its parent's unit:
+ *   an outer slot that holds a node spans targets (each of its units is
+ *   placed at `at`), the inner one lies within its node's target, and
+ *   verify checks each unit against the nearest slot above it that lies
+ *   within one target.
  * - An exclusive candidate above the targets (a rack) takes every target
  *   below it, so it fits only if each satisfies the constraint (RFC 31:
  *   constraints select the targets a job may be given); the check walks

@@ -182,6 +182,15 @@ test_expect_success 'feasibility judges the jobspec in the profile the host read
 		"feasibility: never satisfiable: needs 1 slot of at least 9 cores, 0 fit" \
 		--profile=canonical
 '
+test_expect_success 'a slot inside a slot: the storage request (canonical)' '
+	feasible storage.yaml "{graph: $RESPOL_DATA/match-conformance/storage.json}" &&
+	cp "$RESPOL_DATA/jobspec/conformance/storage/storage_slots.yaml" two.yaml &&
+	sed "s/count: 2\$/count: 4/" two.yaml >four.yaml &&
+	accepts storage.yaml two.yaml --profile=canonical &&
+	rejects storage.yaml four.yaml \
+		"feasibility: never satisfiable: needs 4 slots of 1 ssd and 1 node with 1 slot of 5 cores and 7 GPUs each, 3 fit" \
+		--profile=canonical
+'
 test_expect_success 'a request the matcher cannot place is a plugin failure' '
 	slot_jobspec pool.yaml "{type: memory, count: 4, with: [{type: core, count: 1}]}" "duration: 60" &&
 	rejects mem.yaml pool.yaml \

@@ -17,17 +17,24 @@ Use cases the matcher refuses pin the exact refusal.'
 . "${SHARNESS_TEST_SRCDIR:-$(dirname "$0")}/lib-respol.sh"
 
 JS="$RESPOL_DATA/jobspec/conformance/rfc14"
+STORAGE="$RESPOL_DATA/jobspec/conformance/storage"
 GRAPHS="$RESPOL_DATA/match-conformance"
 
-# match NAME RESOURCE-OPTION: allocate use case NAME, compare with its
-# golden file, and leave the short form in NAME.short.
-match() {
-	_name=$1
-	shift
+# match_in DIR NAME RESOURCE-OPTION: allocate DIR/NAME.yaml, compare with
+# its golden file, and leave the short form in NAME.short.
+match_in() {
+	_dir=$1
+	_name=$2
+	shift 2
 	respol match allocate --now=1000 "$@" \
-		"$JS/$_name.yaml" >"$_name.out" &&
+		"$_dir/$_name.yaml" >"$_name.out" &&
 	test_cmp "$GRAPHS/$_name.expected" "$_name.out" &&
 	respol R decode --short <"$_name.out" >"$_name.short"
+}
+
+# match NAME RESOURCE-OPTION: the same for RFC 14 use case NAME.
+match() {
+	match_in "$JS" "$@"
 }
 
 # short NAME EXPECTED: the short form of NAME's allocation.
@@ -253,6 +260,50 @@ test_expect_success 'use case 2.9: no node has the property (ENODEV)' '
 	test_error 1 "respol: match: never satisfiable: needs 1 slot of 1 node, 0 fit matching the constraints" \
 		respol match allocate --generate=nodes=2 \
 		"$JS/use_case_2.9.yaml"
+'
+
+# Storage (flux-core's storage use cases, not in RFC 14): "2 slots, each an
+# ssd plus an exclusive node holding a slot of 5 cores and 7 GPUs"; a slot
+# inside a slot.  storage.json: rack0 > ssd0 (1 unit), node0 (4 cores, 7
+# GPUs: too few cores), node1 (8 cores, 8 GPUs); rack1 > ssd1 (4 units),
+# node2 (5 cores, 6 GPUs: too few GPUs), node3 (5 cores, 7 GPUs), node4
+# (6 cores, 8 GPUs).  Each outer slot gets 1 unit of ssd and a node taken
+# whole (RFC 14: an exclusive vertex, with everything in it); R_lite holds
+# the nodes' cores and GPUs, the scheduling key the ssd pools' units.  The
+# tasks ("per_slot: 1" on the inner slot) count against the inner slot:
+# 2 tasks, each within one node.
+test_expect_success 'storage: 2 slots of 1 ssd and a whole node each' '
+	match_in "$STORAGE" storage_slots --graph="$GRAPHS/storage.json" &&
+	short storage_slots "rank1/core[0-7],gpu[0-7] rank3/core[0-4],gpu[0-6]" &&
+	grep -F "{\"id\":\"2\",\"metadata\":{\"basename\":\"ssd\",\"exclusive\":true,\"id\":0,\"name\":\"ssd0\",\"paths\":{\"containment\":\"/cluster0/rack0/ssd0\"},\"rank\":-1,\"size\":1," storage_slots.out &&
+	grep -F "\"name\":\"ssd1\",\"paths\":{\"containment\":\"/cluster0/rack1/ssd1\"},\"rank\":-1,\"size\":1," storage_slots.out &&
+	respol jobspec summary "$STORAGE/storage_slots.yaml" --profile=canonical >sum &&
+	grep " ntasks=2 " sum
+'
+# The same below one rack: rack0 has 1 unit of ssd and one node that
+# qualifies, so both slots come from rack1.
+test_expect_success 'storage: the ssd and the nodes from the same rack' '
+	match_in "$STORAGE" storage_rack --graph="$GRAPHS/storage.json" &&
+	short storage_rack "rank3/core[0-4],gpu[0-6] rank4/core[0-5],gpu[0-7]" &&
+	grep -F "\"name\":\"ssd1\",\"paths\":{\"containment\":\"/cluster0/rack1/ssd1\"},\"rank\":-1,\"size\":2," storage_rack.out
+'
+test_expect_success 'storage: 4 slots can never fit 3 qualifying nodes (ENODEV)' '
+	sed "s/count: 2\$/count: 4/" "$STORAGE/storage_slots.yaml" >four.yaml &&
+	test_error 1 "respol: match: never satisfiable: needs 4 slots of 1 ssd and 1 node with 1 slot of 5 cores and 7 GPUs each, 3 fit" \
+		respol match allocate --graph="$GRAPHS/storage.json" four.yaml
+'
+test_expect_success 'storage: a cluster without ssd (ENODEV)' '
+	test_error 1 "respol: match: never satisfiable: no resource of type '"'"'ssd'"'"'" \
+		respol match allocate --generate=nodes=4,cores=8,gpus=8 \
+		"$STORAGE/storage_slots.yaml"
+'
+# Fluxion graphs give ssd pools a unit (GiB); the request has none, and a
+# unit on one side only never fits (doc/conformance.md).
+test_expect_success 'storage: ssd pools in GiB and a request without unit (ENODEV)' '
+	sed "s/\"type\": \"ssd\"/\"type\": \"ssd\", \"unit\": \"GiB\"/" \
+		"$GRAPHS/storage.json" >gib.json &&
+	test_error 1 "respol: match: never satisfiable: needs ssd in unit '"'"'(none)'"'"', which does not convert to the resource set'"'"'s '"'"'GiB'"'"'" \
+		respol match allocate --graph=gib.json "$STORAGE/storage_slots.yaml"
 '
 
 test_done
