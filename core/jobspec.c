@@ -21,6 +21,8 @@
  *     task, per_resource, a count dictionary and an RFC 37 file object;
  *     in tasks[].count they are warnings in the canonical profile ("reserved
  *     for future or site-specific extensions") and errors in V1;
+ *   - version: any integer >= 1 in the canonical profile (RFC 14 is
+ *     silent; flux-core refuses the others);
  *   - attributes must be a dictionary (the schemas also allow null);
  *     system and user, when present, must be dictionaries;
  *   - task attributes are free-form (the RFC 14 schema wants strings) except
@@ -1359,6 +1361,8 @@ static void check_version (struct ctx *c, const struct loc *l)
     c->js->version = json_integer_value (l->v);
     if (c->v1 && c->js->version != 1)
         diag_error (c, l, "must be 1%s", v1_suffix);
+    else if (c->js->version < 1)
+        diag_error (c, l, "must be >= 1");
 }
 
 static void check_document (struct ctx *c, json_t *root)

@@ -14,7 +14,7 @@
  * jobspec: version 1, one node or slot at the top, the shapes slot>core,
  * node>slot>core, slot>(core,gpu), node>slot>(core,gpu), integer counts,
  * one task with per_slot 1 or total, attributes.system.duration.
- * RP_JOBSPEC_CANONICAL accepts all of RFC 14 with any integer version.
+ * RP_JOBSPEC_CANONICAL accepts all of RFC 14 with any version >= 1.
  *
  * Counts: a count is a positive integer, an RFC 45 range string, an RFC 22
  * idset string (a string with a ',' is read as an idset, any other string

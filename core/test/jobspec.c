@@ -133,6 +133,12 @@ static const struct invalid_case invalid[] = {
       "job.yaml:1:10: version: must be an integer" },
     { "version is an integer (real)", C, base_c, "version: 999", "version: 1.0",
       "job.yaml:1:10: version: must be an integer" },
+    { "version is >= 1 (as flux-core)", C, base_c, "version: 999", "version: 0",
+      "job.yaml:1:10: version: must be >= 1" },
+    { "version is not negative", C, base_c, "version: 999", "version: -1",
+      "job.yaml:1:10: version: must be >= 1" },
+    { "V1: version 0", V, base_v, "version: 1", "version: 0",
+      "job.yaml:1:10: version: must be 1 in jobspec V1" },
 
     /* resources */
     { "resources is a list", C, NULL, NULL,
@@ -1257,8 +1263,6 @@ static const struct valid_case valid[] = {
       "    label: nodes\n    id: \"0-1\"\n    unit: box\n" },
     { "explicit exclusive", "    label: nodes\n",
       "    label: nodes\n    exclusive: true\n" },
-    { "negative version (canonical: any integer)", "version: 999",
-      "version: -1" },
     { "labels on non-slot vertices are unique names too",
       "          - type: gpu\n",
       "          - type: gpu\n            label: g\n" },
