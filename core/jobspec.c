@@ -34,6 +34,9 @@
  *   - RFC 37 in jobspec: RFC 14 says "files" is a dictionary archive, so a
  *     list archive is an error; "." and ".." are refused as path
  *     components (the RFC's "characters" would forbid "conf.json");
+ *   - V1: a gpu count may be 0 (RFC 25 redefines count as "a single integer
+ *     value", dropping RFC 14's "positive"; flux-core's V1 checks take it;
+ *     its schema says minimum 1), which asks for no GPU;
  *   - V1: exclusive is allowed on a node only (RFC 25 prose; its schema has
  *     it on the slot); command must be a list (the schema also allows a
  *     string); tasks have only command, slot and count; total must be at
@@ -434,13 +437,33 @@ static bool count_dict (struct ctx *c, const struct loc *l,
     return ok;
 }
 
+/* An integer count of a gpu: RFC 25 redefines count as "a single integer
+ * value" (RFC 14: "a single positive integer"), and flux-core's V1 checks
+ * take 0 GPUs, which asks for none. */
+static bool gpu_count (struct ctx *c, const struct loc *l, uint64_t *n)
+{
+    json_int_t i = json_integer_value (l->v);
+
+    if (i < 0 && c->v1) {
+        diag_error (c, l, "must be >= 0");
+        return false;
+    }
+    if (i == 0 && !c->v1) {
+        diag_error (c, l, "must be >= 1 (0 GPUs only in jobspec V1)");
+        return false;
+    }
+    *n = 0;
+    return i == 0 || want_count (c, l, n);
+}
+
 static bool check_resource_count (struct ctx *c, const struct loc *l,
                                   struct rp_jobspec_resource *r)
 {
+    bool gpu = r && r->type && !strcmp (r->type, "gpu");
     uint64_t n;
 
     if (json_is_integer (l->v)) {
-        if (!want_count (c, l, &n))
+        if (!(gpu ? gpu_count (c, l, &n) : want_count (c, l, &n)))
             return false;
         if (r) {
             struct rp_range range = { n, n, 1, '+' };
@@ -1848,6 +1871,8 @@ bool rp_jobspec_resource_count_contains (const struct rp_jobspec_resource *r,
 {
     if (!r)
         return false;
+    if (r->form == RP_JOBSPEC_COUNT_INTEGER)
+        return value == r->count.min;
     if (r->idset)
         return value <= RP_IDSET_MAX_ID
                && rp_idset_test (r->idset, (unsigned int)value);

@@ -247,6 +247,14 @@ test_expect_success '--profile=v1 refuses what RFC 25 does not allow' '
 	test_error 1 "respol: match: canonical.yaml:9:16: resources[0].with[0].count: must be an integer in jobspec V1" \
 		respol match satisfiability --profile=v1 --generate=$GEN canonical.yaml
 '
+test_expect_success '--profile=v1: a V1 gpu count of 0 asks for no GPU' '
+	sed "/type: gpu/{n;s/count: 1/count: 0/;}" nodes.yaml >gpu0.yaml &&
+	respol match allocate --now=100 --profile=v1 --generate=$GEN \
+		gpu0.yaml >out &&
+	grep -qF "\"R_lite\":[{\"children\":{\"core\":\"0-1\"},\"rank\":\"0-1\"}]" out &&
+	test_error 1 "respol: match: gpu0.yaml:14:20: resources[0].with[0].with[1].count: must be >= 1 (0 GPUs only in jobspec V1)" \
+		respol match allocate --generate=$GEN gpu0.yaml
+'
 test_expect_success '--profile=v1 matches V1 jobspec as the default does' '
 	respol match allocate --now=100 --profile=v1 --generate=$GEN \
 		nodes.yaml >v1 &&

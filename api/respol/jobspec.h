@@ -13,7 +13,8 @@
  * Profiles: RP_JOBSPEC_V1 (the default, as in Flux) accepts only RFC 25
  * jobspec: version 1, one node or slot at the top, the shapes slot>core,
  * node>slot>core, slot>(core,gpu), node>slot>(core,gpu), integer counts,
- * one task with per_slot 1 or total, attributes.system.duration.
+ * one task with per_slot 1 or total, attributes.system.duration; a gpu
+ * count may be 0 (as flux-core's V1 reads it).
  * RP_JOBSPEC_CANONICAL accepts all of RFC 14 with any version >= 1.
  *
  * Counts: a count is a positive integer, an RFC 45 range string, an RFC 22
@@ -186,7 +187,8 @@ json_t *rp_jobspec_resource_json (const struct rp_jobspec_resource *r);
  * idset form it spans the idset's smallest and largest member with
  * operand 1, and rp_jobspec_resource_count_idset() (NULL for other forms)
  * holds the exact set.  rp_jobspec_resource_count_contains() answers for
- * every form. */
+ * every form.  A V1 gpu count of 0 (RFC 25 allows it) has min = max = 0,
+ * which no other count has: it asks for none of the type. */
 enum rp_jobspec_count_form
 rp_jobspec_resource_count_form (const struct rp_jobspec_resource *r);
 const struct rp_range *

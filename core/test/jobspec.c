@@ -654,6 +654,18 @@ static const struct invalid_case invalid[] = {
       "        label: task\n        exclusive: false\n",
       "job.yaml:10:20: resources[0].with[0].exclusive: not allowed except "
       "on a node in jobspec V1" },
+    { "V1: a gpu count is not negative", V, base_v, "count: 1\ntasks",
+      "count: -1\ntasks",
+      "job.yaml:14:20: resources[0].with[0].with[1].count: must be >= 0" },
+    { "V1: a core count is positive", V, base_v, "count: 4", "count: 0",
+      "job.yaml:12:20: resources[0].with[0].with[0].count: must be >= 1" },
+    { "V1: a node count is positive", V, base_v, "count: 2\n    exclusive",
+      "count: 0\n    exclusive",
+      "job.yaml:4:12: resources[0].count: must be >= 1" },
+    { "canonical: a gpu count of 0 is V1 only", C, base_v, "count: 1\ntasks",
+      "count: 0\ntasks",
+      "job.yaml:14:20: resources[0].with[0].with[1].count: must be >= 1 (0 "
+      "GPUs only in jobspec V1)" },
     { "V1: integer counts", V, base_v, "count: 4", "count: \"4\"",
       "job.yaml:12:20: resources[0].with[0].with[0].count: must be an "
       "integer in jobspec V1" },
@@ -1315,6 +1327,40 @@ static void test_exclusive_defaults (void)
     rp_jobspec_destroy (js);
 }
 
+/* V1 takes a gpu count of 0 (RFC 25: "a single integer value"; flux-core's
+ * V1 checks take it): it asks for no GPU. */
+static void test_v1_no_gpu (void)
+{
+    struct invalid_case t = { "gpu 0",           V, base_v, "count: 1\ntasks",
+                              "count: 0\ntasks", "" };
+    char *doc = substitute (&t);
+    struct rp_diags *d = rp_diags_create ();
+    struct rp_jobspec *js =
+        rp_jobspec_load (doc, strlen (doc), "job.yaml", V, d);
+    const struct rp_jobspec_resource *gpu = NULL;
+    char *got = joined (d);
+
+    ok (js != NULL, "V1: a gpu count of 0 is valid");
+    is (got, "", "V1: with no message");
+    if (js)
+        gpu = rp_jobspec_resource_next (rp_jobspec_resource_with_first (
+            rp_jobspec_resource_with_first (rp_jobspec_resource_first (js))));
+    ok (gpu && rp_jobspec_resource_count (gpu)->min == 0
+            && rp_jobspec_resource_count (gpu)->max == 0
+            && rp_jobspec_resource_count_contains (gpu, 0)
+            && !rp_jobspec_resource_count_contains (gpu, 1)
+            && rp_jobspec_resource_total (gpu) == 0,
+        "V1: it counts 0 and only 0");
+    ok (js && rp_jobspec_facts (js)->gpus_per_slot == 0
+            && rp_jobspec_facts (js)->cores_per_slot == 4
+            && rp_jobspec_facts (js)->exact,
+        "V1: no GPU per slot");
+    rp_jobspec_destroy (js);
+    rp_diags_destroy (d);
+    free (got);
+    free (doc);
+}
+
 /* --- nested slots ------------------------------------------------------ */
 
 /* The storage use case flux-core accepts: 2 slots, each an ssd and an
@@ -1610,6 +1656,7 @@ int main (void)
     test_collects_all ();
     test_valid ();
     test_exclusive_defaults ();
+    test_v1_no_gpu ();
     test_nested_slots ();
     test_conformance ();
     test_rfc26 ();

@@ -933,6 +933,36 @@ static void test_scheduling (void)
     rp_matcher_destroy (m);
 }
 
+/* A V1 gpu count of 0 asks for no GPU: it is no request, not an error. */
+static void test_zero_count (void)
+{
+    static const char doc[] =
+        "version: 1\n"
+        "resources: [{type: node, count: 2, with: [{type: slot, count: 1, "
+        "label: s, with: [{type: core, count: 2}, {type: gpu, count: 0}]}]}]\n"
+        "tasks: [{command: [a], slot: s, count: {per_slot: 1}}]\n"
+        "attributes: {system: {duration: 0}}\n";
+    struct rp_jobspec *js =
+        rp_jobspec_load (doc, strlen (doc), "job", RP_JOBSPEC_V1, NULL);
+    struct rp_matcher *m = matcher (G1);
+    struct rp_rset *R;
+    rp_error_t e;
+    char out[512] = "";
+
+    if (!js)
+        BAIL_OUT ("a V1 gpu count of 0 does not load");
+    if ((R = rp_matcher_allocate (m, 1, js, 0, &e)))
+        summary (R, out, sizeof (out));
+    else
+        error_text (out, sizeof (out), errno, e.text);
+    is (out, "0:c0-1 1:c0-1", "a gpu count of 0: the cores, no GPU");
+    ok (rp_matcher_satisfiability (m, js, &e) == 0, "and it is satisfiable");
+    ok (rp_matcher_check (m, &e) == 0, "the state is consistent");
+    rp_rset_destroy (R);
+    rp_jobspec_destroy (js);
+    rp_matcher_destroy (m);
+}
+
 /* The same sequence twice gives byte-identical R. */
 static char *determinism_run (void)
 {
@@ -1380,6 +1410,7 @@ int main (void)
     test_jobs_and_times ();
     test_check ();
     test_scheduling ();
+    test_zero_count ();
     test_determinism ();
     test_policies ();
     test_first_pass ();
