@@ -14,13 +14,16 @@
  * derived facts are computed afterwards from the valid model.
  *
  * Where the RFC's prose, its JSON schema and flux-core disagree, the prose
- * wins (each decision is recorded in doc/conformance.md):
+ * wins; where the RFC is silent, flux-core's validators decide (each
+ * decision is recorded in doc/conformance.md):
  *   - count dictionary: max is optional on its own; only operator and
  *     operand must come together (the RFC 14 schema ties max to them too);
  *   - unknown keys are errors at the top level, in a resource vertex, a
- *     task, per_resource, a count dictionary and an RFC 37 file object;
- *     in tasks[].count they are warnings in the canonical profile ("reserved
- *     for future or site-specific extensions") and errors in V1;
+ *     task and a count dictionary; in tasks[].count they are warnings in
+ *     the canonical profile ("reserved for future or site-specific
+ *     extensions") and errors in V1; in per_resource and an RFC 37 file
+ *     object they are warnings (the RFCs do not forbid them, flux-core
+ *     accepts them);
  *   - version: any integer >= 1 in the canonical profile (RFC 14 is
  *     silent; flux-core refuses the others);
  *   - attributes must be a dictionary (the schemas also allow null);
@@ -33,7 +36,8 @@
  *     string holding one; other schemes are accepted unchecked;
  *   - RFC 37 in jobspec: RFC 14 says "files" is a dictionary archive, so a
  *     list archive is an error; "." and ".." are refused as path
- *     components (the RFC's "characters" would forbid "conf.json");
+ *     components (the RFC's "characters" would forbid "conf.json"), empty
+ *     components are not;
  *   - V1: a gpu count may be 0 (RFC 25 redefines count as "a single integer
  *     value", dropping RFC 14's "positive"; flux-core's V1 checks take it;
  *     its schema says minimum 1), which asks for no GPU;
@@ -43,8 +47,10 @@
  *     least the node count; the prose's "total <= the slot's count" is not
  *     enforced because RFC 25's own use case 2.1 (4 slots, total 5)
  *     breaks it;
- *   - respol's own limits: type and label must not be empty, and
- *     resources nest at most RP_JOBSPEC_MAX_RESOURCE_DEPTH deep.
+ *   - type and label may be empty (RFC 14 only says strings; flux-core
+ *     accepts them);
+ *   - respol's own limit: resources nest at most
+ *     RP_JOBSPEC_MAX_RESOURCE_DEPTH deep.
  *
  * A slot may hold another slot (RFC 14: a slot is "a valid resource spec",
  * and "with" holds resource vertices; flux-core accepts it).  What is
@@ -179,17 +185,28 @@ static void diag_warn (struct ctx *c, const struct loc *l, const char *fmt, ...)
 
 /* --- small helpers ------------------------------------------------------ */
 
-/* Report keys of the object at l that are not in allowed. */
-static void check_unknown_keys (struct ctx *c, const struct loc *l,
-                                const char *const *allowed)
+/* Report keys of the object at l that are not in allowed: errors, or
+ * warnings where the RFC allows other keys (they are ignored). */
+static void unknown_keys (struct ctx *c, const struct loc *l,
+                          const char *const *allowed, bool warn)
 {
     for (void *it = json_object_iter (l->v); it;
          it = json_object_iter_next (l->v, it)) {
         struct loc k = at_iter (l, it);
         k.at_key = true; /* the key is what is wrong, wherever its value */
-        if (!in_list (k.key, allowed))
+        if (in_list (k.key, allowed))
+            continue;
+        if (warn)
+            diag_warn (c, &k, "unknown key (ignored)");
+        else
             diag_error (c, &k, "unknown key");
     }
+}
+
+static void check_unknown_keys (struct ctx *c, const struct loc *l,
+                                const char *const *allowed)
+{
+    unknown_keys (c, l, allowed, false);
 }
 
 static bool require_key (struct ctx *c, const struct loc *l, const char *key,
@@ -236,16 +253,6 @@ static const char *opt_string (struct ctx *c, const struct loc *up,
 {
     struct loc l = at_key (up, key);
     return l.v ? want_string (c, &l) : NULL;
-}
-
-static const char *want_nonempty (struct ctx *c, const struct loc *l)
-{
-    const char *s = want_string (c, l);
-    if (s && !*s) {
-        diag_error (c, l, "must not be empty");
-        return NULL;
-    }
-    return s;
 }
 
 /* An integer in [1, RP_JOBSPEC_MAX_COUNT]. */
@@ -574,7 +581,7 @@ static void check_vertex_strings (struct ctx *c, const struct loc *l,
 
     r->unit = opt_string (c, l, "unit");
     r->id = opt_string (c, l, "id");
-    if (k.v && (r->label = want_nonempty (c, &k)))
+    if (k.v && (r->label = want_string (c, &k)))
         add_label (c, &k, r);
 }
 
@@ -628,7 +635,7 @@ check_vertex (struct ctx *c, const struct loc *l, const struct walk *w)
     r->json = l->v;
     r->parent = w->parent;
     r->slot = w->slot;
-    if (k.v && (r->type = want_nonempty (c, &k))) {
+    if (k.v && (r->type = want_string (c, &k))) {
         r->is_slot = !strcmp (r->type, "slot");
         add_slot_type (c, r);
     }
@@ -859,10 +866,10 @@ static void per_resource (struct ctx *c, const struct loc *l,
     }
     if (!want_object (c, l))
         return;
-    check_unknown_keys (c, l, keys);
+    unknown_keys (c, l, keys, true);
     if (require_key (c, l, "count", ""))
         want_count (c, &n, &t->value);
-    if (!require_key (c, l, "type", "") || !(t->type = want_nonempty (c, &k)))
+    if (!require_key (c, l, "type", "") || !(t->type = want_string (c, &k)))
         return;
     if (t->slot_res && !json_object_get (t->slot_res->types, t->type))
         diag_error (c, &k, "no resource of type \"%s\" in slot \"%s\"",
@@ -1089,6 +1096,9 @@ static void check_constraints (struct ctx *c, const struct loc *l)
 
 /* --- RFC 37 files ------------------------------------------------------- */
 
+/* RFC 37: not empty, relative, no "." or ".." component (the RFC's
+ * "characters", read as components: "conf.json" is reserved by RFC 14).
+ * Empty components ("a//b", "a/") are a path's ordinary spelling. */
 static bool valid_archive_path (const char *path)
 {
     const char *p = path;
@@ -1097,12 +1107,10 @@ static bool valid_archive_path (const char *path)
         return false;
     while (*p) {
         size_t n = strcspn (p, "/");
-        if (n == 0 || (n == 1 && p[0] == '.')
-            || (n == 2 && p[0] == '.' && p[1] == '.'))
+        if ((n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
             return false;
         p += n;
-        if (*p == '/' && *++p == '\0')
-            return false;
+        p += strspn (p, "/");
     }
     return true;
 }
@@ -1239,7 +1247,7 @@ static void check_file (struct ctx *c, const struct loc *l)
         struct loc p = at_key (l, "path");
         diag_error (c, &p, "not allowed in a dictionary archive");
     }
-    check_unknown_keys (c, l, keys);
+    unknown_keys (c, l, keys, true);
     want_integer (c, l, "mtime", false);
     want_integer (c, l, "ctime", false);
     want_integer (c, l, "size", true);
@@ -1269,8 +1277,8 @@ static void check_files (struct ctx *c, const struct loc *l)
         struct loc k = at_iter (l, it);
         if (!valid_archive_path (k.key))
             diag_error (c, &k,
-                        "path must be relative, without empty, \".\" or \"..\" "
-                        "components");
+                        "path must be relative and not empty, without \".\" "
+                        "or \"..\" components");
         check_file (c, &k);
     }
 }

@@ -8,7 +8,8 @@
  *   job.yaml:7:14: resources[0].with[0].count: min must be >= 1
  * and the reader returns NULL (errno EINVAL) when there was any error.
  * Warnings (unknown system attributes, unknown task count keys in the
- * canonical profile, unknown memory units) do not make a document invalid.
+ * canonical profile, unknown keys in per_resource and in RFC 37 file
+ * objects, unknown memory units) do not make a document invalid.
  *
  * Profiles: RP_JOBSPEC_V1 (the default, as in Flux) accepts only RFC 25
  * jobspec: version 1, one node or slot at the top, the shapes slot>core,

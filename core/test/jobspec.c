@@ -159,8 +159,6 @@ static const struct invalid_case invalid[] = {
       "  - type: node\n", "job.yaml:3:5: resources[0]: missing key \"count\"" },
     { "type is a string", C, base_c, "type: node", "type: [node]",
       "job.yaml:3:11: resources[0].type: must be a string" },
-    { "type is not empty", C, base_c, "type: node", "type: \"\"",
-      "job.yaml:3:11: resources[0].type: must not be empty" },
     { "unknown vertex key", C, base_c, "    label: nodes\n",
       "    label: nodes\n    size: 4\n",
       "job.yaml:6:5: resources[0].size: unknown key" },
@@ -273,8 +271,6 @@ static const struct invalid_case invalid[] = {
       "empty" },
     { "label is a string", C, base_c, "label: nodes", "label: 5",
       "job.yaml:5:12: resources[0].label: must be a string" },
-    { "label is not empty", C, base_c, "label: nodes", "label: \"\"",
-      "job.yaml:5:12: resources[0].label: must not be empty" },
     { "labels are unique", C, base_c, "label: nodes", "label: default",
       "job.yaml:9:16: resources[0].with[0].label: duplicate label "
       "\"default\"\n"
@@ -359,9 +355,10 @@ static const struct invalid_case invalid[] = {
     { "per_resource needs type", C, base_c, "per_slot: 1",
       "per_resource: {count: 1}",
       "job.yaml:22:21: tasks[0].count.per_resource: missing key \"type\"" },
-    { "per_resource unknown key", C, base_c, "per_slot: 1",
+    { "per_resource unknown key is a warning", C, base_c, "per_slot: 1",
       "per_resource: {type: core, count: 1, each: 1}",
-      "job.yaml:22:44: tasks[0].count.per_resource.each: unknown key" },
+      "warning: job.yaml:22:44: tasks[0].count.per_resource.each: unknown key "
+      "(ignored)" },
     { "per_resource type is inside the slot", C, base_c, "per_slot: 1",
       "per_resource: {type: node, count: 1}",
       "job.yaml:22:28: tasks[0].count.per_resource.type: no resource of "
@@ -520,11 +517,15 @@ static const struct invalid_case invalid[] = {
     { "archive paths are relative", C, base_c, "      script:\n",
       "      /etc/x:\n",
       "job.yaml:49:9: attributes.system.files[\"/etc/x\"]: path must be "
-      "relative, without empty, \".\" or \"..\" components" },
+      "relative and not empty, without \".\" or \"..\" components" },
+    { "archive paths are not empty", C, base_c, "      script:\n",
+      "      \"\":\n",
+      "job.yaml:49:9: attributes.system.files[\"\"]: path must be relative "
+      "and not empty, without \".\" or \"..\" components" },
     { "archive paths have no ..", C, base_c, "      script:\n",
       "      a/../b:\n",
       "job.yaml:49:9: attributes.system.files[\"a/../b\"]: path must be "
-      "relative, without empty, \".\" or \"..\" components" },
+      "relative and not empty, without \".\" or \"..\" components" },
     { "a file is a dictionary", C, base_c,
       "      script:\n        mode: 33216\n        size: 10\n        "
       "encoding: utf-8\n        data: \"#!/bin/sh\\n\"\n",
@@ -548,9 +549,10 @@ static const struct invalid_case invalid[] = {
       "        mode: 33216\n        path: script\n",
       "job.yaml:50:15: attributes.system.files.script.path: not allowed in "
       "a dictionary archive" },
-    { "unknown file key", C, base_c, "        mode: 33216\n",
+    { "unknown file key is a warning", C, base_c, "        mode: 33216\n",
       "        mode: 33216\n        owner: root\n",
-      "job.yaml:50:9: attributes.system.files.script.owner: unknown key" },
+      "warning: job.yaml:50:9: attributes.system.files.script.owner: unknown "
+      "key (ignored)" },
     { "size is >= 0", C, base_c, "size: 10", "size: -1",
       "job.yaml:50:15: attributes.system.files.script.size: must be >= 0" },
     { "mtime is an integer", C, base_c, "        mode: 33216\n",
@@ -1275,6 +1277,12 @@ static const struct valid_case valid[] = {
       "    label: nodes\n    id: \"0-1\"\n    unit: box\n" },
     { "explicit exclusive", "    label: nodes\n",
       "    label: nodes\n    exclusive: true\n" },
+    { "an empty type (RFC 14 silent; flux-core accepts it)", "type: node",
+      "type: \"\"" },
+    { "an empty label (RFC 14 silent; flux-core accepts it)", "label: nodes",
+      "label: \"\"" },
+    { "archive paths with empty components (RFC 37 silent)", "      script:\n",
+      "      a//b/:\n" },
     { "labels on non-slot vertices are unique names too",
       "          - type: gpu\n",
       "          - type: gpu\n            label: g\n" },
