@@ -27,13 +27,14 @@
  *   - version: any integer >= 1 in the canonical profile (RFC 14 is
  *     silent; flux-core refuses the others);
  *   - attributes must be a dictionary (the schemas also allow null);
- *     system and user, when present, must be dictionaries;
+ *     system and user, when present, must be dictionaries with values
+ *     (RFC 14: "if present, must have values");
  *   - task attributes are free-form (the RFC 14 schema wants strings) except
  *     for environment;
  *   - RFC 26: scheme and value are required; type and scope only for the
  *     string and fluid schemes (the RFC 26 schema requires them always);
- *     begin-time's value may be a number (as flux-core writes it) or a
- *     string holding one; other schemes are accepted unchecked;
+ *     every value is a string (RFC 26), begin-time's decimal seconds;
+ *     other schemes are accepted unchecked;
  *   - RFC 37 in jobspec: RFC 14 says "files" is a dictionary archive, so a
  *     list archive is an error; "." and ".." are refused as path
  *     components (the RFC's "characters" would forbid "conf.json"), empty
@@ -1019,22 +1020,23 @@ static void want_one_of (struct ctx *c, const struct loc *up, const char *key,
         diag_error (c, &l, "must be one of %s", shown);
 }
 
-/* begin-time's value: seconds since the epoch, a JSON number or a string
- * of decimal digits with an optional fraction ("1632777640.5"), >= 0. */
+/* begin-time's value: seconds since the epoch, a string (RFC 26: every
+ * value is a string; flux-core writes str(timestamp)) of decimal digits
+ * with an optional fraction ("1632777640.5"). */
 static void dependency_begin_time (struct ctx *c, const struct loc *l)
 {
-    const char *s = json_string_value (l->v);
+    const char *s = want_string (c, l);
     size_t n;
 
-    if (json_is_number (l->v) && json_number_value (l->v) >= 0)
+    if (!s)
         return;
-    if (s && (n = strspn (s, "0123456789")) > 0) {
+    if ((n = strspn (s, "0123456789")) > 0) {
         if (s[n] == '.')
             n += 1 + strspn (s + n + 1, "0123456789");
         if (s[n] == '\0')
             return;
     }
-    diag_error (c, l, "must be a timestamp (a number >= 0)");
+    diag_error (c, l, "must be a timestamp (decimal seconds >= 0)");
 }
 
 static void check_dependency (struct ctx *c, const struct loc *l)
@@ -1351,9 +1353,20 @@ static void check_system_attr (struct ctx *c, const struct loc *l)
     diag_warn (c, l, "unknown system attribute");
 }
 
-static void check_system (struct ctx *c, const struct loc *l)
+/* attributes.system and .user: RFC 14 "if present, must have values". */
+static bool want_values (struct ctx *c, const struct loc *l)
 {
     if (!want_object (c, l))
+        return false;
+    if (json_object_size (l->v) > 0)
+        return true;
+    diag_error (c, l, "must not be empty");
+    return false;
+}
+
+static void check_system (struct ctx *c, const struct loc *l)
+{
+    if (!want_values (c, l))
         return;
     c->js->system = l->v;
     if (c->v1)
@@ -1377,7 +1390,7 @@ static void check_attributes (struct ctx *c, const struct loc *l)
         require_key (c, l, "system", " (required in jobspec V1)");
     if ((k = at_key (l, "system")).v)
         check_system (c, &k);
-    if ((k = at_key (l, "user")).v && want_object (c, &k))
+    if ((k = at_key (l, "user")).v && want_values (c, &k))
         c->js->user = k.v;
 }
 

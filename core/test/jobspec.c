@@ -394,6 +394,14 @@ static const struct invalid_case invalid[] = {
       "{per_slot: 1}}]\nattributes: {system: 5, user: []}\n",
       "job.yaml:4:22: attributes.system: must be a dictionary\n"
       "job.yaml:4:31: attributes.user: must be a dictionary" },
+    { "system and user have values (RFC 14)", C, NULL, NULL,
+      "version: 1\nresources: [{type: slot, count: 1, label: s, with: "
+      "[{type: core, count: 1}]}]\ntasks: [{command: [a], slot: s, count: "
+      "{per_slot: 1}}]\nattributes: {system: {}, user: {}}\n",
+      "job.yaml:4:22: attributes.system: must not be empty\n"
+      "job.yaml:4:32: attributes.user: must not be empty" },
+    { "V1: system has values", V, base_v, "    duration: 60\n", "    {}\n",
+      "job.yaml:22:5: attributes.system: must not be empty" },
     { "duration >= 0", C, base_c, "duration: 3600.", "duration: -1",
       "job.yaml:30:15: attributes.system.duration: must be >= 0" },
     { "duration is a number", C, base_c, "duration: 3600.", "duration: 1h",
@@ -471,17 +479,22 @@ static const struct invalid_case invalid[] = {
       "scheme: afterok\n        value: f1234",
       "scheme: begin-time\n        value: soon",
       "job.yaml:44:16: attributes.system.dependencies[0].value: must be a "
-      "timestamp (a number >= 0)" },
+      "timestamp (decimal seconds >= 0)" },
     { "begin-time value is not negative", C, base_c,
       "scheme: afterok\n        value: f1234",
-      "scheme: begin-time\n        value: -1",
+      "scheme: begin-time\n        value: \"-1\"",
       "job.yaml:44:16: attributes.system.dependencies[0].value: must be a "
-      "timestamp (a number >= 0)" },
+      "timestamp (decimal seconds >= 0)" },
+    { "begin-time value is a string (RFC 26)", C, base_c,
+      "scheme: afterok\n        value: f1234",
+      "scheme: begin-time\n        value: 1632777640.5",
+      "job.yaml:44:16: attributes.system.dependencies[0].value: must be a "
+      "string" },
     { "begin-time value string is decimal", C, base_c,
       "scheme: afterok\n        value: f1234",
       "scheme: begin-time\n        value: \"nan\"",
       "job.yaml:44:16: attributes.system.dependencies[0].value: must be a "
-      "timestamp (a number >= 0)" },
+      "timestamp (decimal seconds >= 0)" },
     { "string scheme needs type and scope", C, base_c,
       "scheme: afterok\n        value: f1234",
       "scheme: string\n        value: foo",
@@ -694,7 +707,7 @@ static const struct invalid_case invalid[] = {
       "      per_slot: 1\n      per_gpu: 1\n",
       "job.yaml:20:16: tasks[0].count.per_gpu: unknown key" },
     { "V1: system required", V, base_v, "  system:\n    duration: 60\n",
-      "  user: {}\n",
+      "  user: {a: 1}\n",
       "job.yaml:21:3: attributes: missing key \"system\" (required in jobspec "
       "V1)" },
     { "V1: duration required", V, base_v, "    duration: 60\n",
@@ -1237,8 +1250,6 @@ static const struct valid_case valid[] = {
     { "duration 0", "duration: 3600.", "duration: 0" },
     { "integer duration", "duration: 3600.", "duration: 60" },
     { "environment unset with null", "HOME: /home/flux", "HOME: null" },
-    { "begin-time with a number", "scheme: afterok\n        value: f1234",
-      "scheme: begin-time\n        value: 1632777640.5" },
     { "begin-time with a numeric string",
       "scheme: afterok\n        value: f1234",
       "scheme: begin-time\n        value: \"1632777640\"" },
