@@ -14,33 +14,51 @@
  * derived facts are computed afterwards from the valid model.
  *
  * Where the RFC's prose, its JSON schema and flux-core disagree, the prose
- * wins (each decision is recorded in doc/conformance.md):
+ * wins; where the RFC is silent, flux-core's validators decide (each
+ * decision is recorded in doc/conformance.md):
  *   - count dictionary: max is optional on its own; only operator and
  *     operand must come together (the RFC 14 schema ties max to them too);
  *   - unknown keys are errors at the top level, in a resource vertex, a
- *     task, per_resource, a count dictionary and an RFC 37 file object;
- *     in tasks[].count they are warnings in the canonical profile ("reserved
- *     for future or site-specific extensions") and errors in V1;
+ *     task and a count dictionary; in tasks[].count they are warnings in
+ *     the canonical profile ("reserved for future or site-specific
+ *     extensions") and errors in V1; in per_resource and an RFC 37 file
+ *     object they are warnings (the RFCs do not forbid them, flux-core
+ *     accepts them);
+ *   - version: any integer >= 1 in the canonical profile (RFC 14 is
+ *     silent; flux-core refuses the others);
  *   - attributes must be a dictionary (the schemas also allow null);
- *     system and user, when present, must be dictionaries;
+ *     system and user, when present, must be dictionaries with values
+ *     (RFC 14: "if present, must have values");
  *   - task attributes are free-form (the RFC 14 schema wants strings) except
  *     for environment;
  *   - RFC 26: scheme and value are required; type and scope only for the
  *     string and fluid schemes (the RFC 26 schema requires them always);
- *     begin-time's value may be a number (as flux-core writes it) or a
- *     string holding one; other schemes are accepted unchecked;
+ *     every value is a string (RFC 26), begin-time's decimal seconds;
+ *     other schemes are accepted unchecked;
  *   - RFC 37 in jobspec: RFC 14 says "files" is a dictionary archive, so a
  *     list archive is an error; "." and ".." are refused as path
- *     components (the RFC's "characters" would forbid "conf.json");
+ *     components (the RFC's "characters" would forbid "conf.json"), empty
+ *     components are not;
+ *   - V1: a gpu count may be 0 (RFC 25 redefines count as "a single integer
+ *     value", dropping RFC 14's "positive"; flux-core's V1 checks take it;
+ *     its schema says minimum 1), which asks for no GPU;
  *   - V1: exclusive is allowed on a node only (RFC 25 prose; its schema has
  *     it on the slot); command must be a list (the schema also allows a
  *     string); tasks have only command, slot and count; total must be at
  *     least the node count; the prose's "total <= the slot's count" is not
  *     enforced because RFC 25's own use case 2.1 (4 slots, total 5)
  *     breaks it;
- *   - respol's own limits: type and label must not be empty, a slot may not
- *     contain another slot (a resource would belong to two slots), and
- *     resources nest at most RP_JOBSPEC_MAX_RESOURCE_DEPTH deep.
+ *   - type and label may be empty (RFC 14 only says strings; flux-core
+ *     accepts them);
+ *   - respol's own limit: resources nest at most
+ *     RP_JOBSPEC_MAX_RESOURCE_DEPTH deep.
+ *
+ * A slot may hold another slot (RFC 14: a slot is "a valid resource spec",
+ * and "with" holds resource vertices; flux-core accepts it).  What is
+ * inside the inner slot is inside the outer one too: each slot's per-type
+ * counts and memory cover everything below it, nested slots included,
+ * and a per_resource type may be declared anywhere inside the task's slot.
+ * The derived facts describe the outermost slots.
  */
 #include <errno.h>
 #include <math.h>
@@ -74,8 +92,7 @@ struct rp_jobspec_resource {
     enum rp_jobspec_count_form form;
     struct rp_range count;
     struct rp_idset *idset;
-    uint64_t total;    /* instances in the whole request */
-    uint64_t per_slot; /* instances in one enclosing slot */
+    uint64_t total; /* instances in the whole request */
     /* slot vertices only: */
     json_t *types;    /* type -> index into type_n */
     uint64_t *type_n; /* per-slot count of each type */
@@ -169,17 +186,28 @@ static void diag_warn (struct ctx *c, const struct loc *l, const char *fmt, ...)
 
 /* --- small helpers ------------------------------------------------------ */
 
-/* Report keys of the object at l that are not in allowed. */
-static void check_unknown_keys (struct ctx *c, const struct loc *l,
-                                const char *const *allowed)
+/* Report keys of the object at l that are not in allowed: errors, or
+ * warnings where the RFC allows other keys (they are ignored). */
+static void unknown_keys (struct ctx *c, const struct loc *l,
+                          const char *const *allowed, bool warn)
 {
     for (void *it = json_object_iter (l->v); it;
          it = json_object_iter_next (l->v, it)) {
         struct loc k = at_iter (l, it);
         k.at_key = true; /* the key is what is wrong, wherever its value */
-        if (!in_list (k.key, allowed))
+        if (in_list (k.key, allowed))
+            continue;
+        if (warn)
+            diag_warn (c, &k, "unknown key (ignored)");
+        else
             diag_error (c, &k, "unknown key");
     }
+}
+
+static void check_unknown_keys (struct ctx *c, const struct loc *l,
+                                const char *const *allowed)
+{
+    unknown_keys (c, l, allowed, false);
 }
 
 static bool require_key (struct ctx *c, const struct loc *l, const char *key,
@@ -226,16 +254,6 @@ static const char *opt_string (struct ctx *c, const struct loc *up,
 {
     struct loc l = at_key (up, key);
     return l.v ? want_string (c, &l) : NULL;
-}
-
-static const char *want_nonempty (struct ctx *c, const struct loc *l)
-{
-    const char *s = want_string (c, l);
-    if (s && !*s) {
-        diag_error (c, l, "must not be empty");
-        return NULL;
-    }
-    return s;
 }
 
 /* An integer in [1, RP_JOBSPEC_MAX_COUNT]. */
@@ -427,13 +445,33 @@ static bool count_dict (struct ctx *c, const struct loc *l,
     return ok;
 }
 
+/* An integer count of a gpu: RFC 25 redefines count as "a single integer
+ * value" (RFC 14: "a single positive integer"), and flux-core's V1 checks
+ * take 0 GPUs, which asks for none. */
+static bool gpu_count (struct ctx *c, const struct loc *l, uint64_t *n)
+{
+    json_int_t i = json_integer_value (l->v);
+
+    if (i < 0 && c->v1) {
+        diag_error (c, l, "must be >= 0");
+        return false;
+    }
+    if (i == 0 && !c->v1) {
+        diag_error (c, l, "must be >= 1 (0 GPUs only in jobspec V1)");
+        return false;
+    }
+    *n = 0;
+    return i == 0 || want_count (c, l, n);
+}
+
 static bool check_resource_count (struct ctx *c, const struct loc *l,
                                   struct rp_jobspec_resource *r)
 {
+    bool gpu = r && r->type && !strcmp (r->type, "gpu");
     uint64_t n;
 
     if (json_is_integer (l->v)) {
-        if (!want_count (c, l, &n))
+        if (!(gpu ? gpu_count (c, l, &n) : want_count (c, l, &n)))
             return false;
         if (r) {
             struct rp_range range = { n, n, 1, '+' };
@@ -501,17 +539,18 @@ static void add_label (struct ctx *c, const struct loc *l,
         c->nomem = true;
 }
 
-/* Record r's type in its slot's set of types (for per_resource). */
+/* Record r's type in the set of types of every slot r is inside (for
+ * per_resource): a resource of a nested slot is inside the outer one too. */
 static void add_slot_type (struct ctx *c, struct rp_jobspec_resource *r)
 {
-    struct rp_jobspec_resource *slot = r->slot;
-
-    if (!slot || json_object_get (slot->types, r->type))
-        return;
-    if (json_object_set_new (slot->types, r->type,
-                             json_integer (json_object_size (slot->types)))
-        < 0)
-        c->nomem = true;
+    for (struct rp_jobspec_resource *slot = r->slot; slot; slot = slot->slot) {
+        if (json_object_get (slot->types, r->type))
+            continue;
+        if (json_object_set_new (slot->types, r->type,
+                                 json_integer (json_object_size (slot->types)))
+            < 0)
+            c->nomem = true;
+    }
 }
 
 static void check_vertex_keys (struct ctx *c, const struct loc *l,
@@ -543,7 +582,7 @@ static void check_vertex_strings (struct ctx *c, const struct loc *l,
 
     r->unit = opt_string (c, l, "unit");
     r->id = opt_string (c, l, "id");
-    if (k.v && (r->label = want_nonempty (c, &k)))
+    if (k.v && (r->label = want_string (c, &k)))
         add_label (c, &k, r);
 }
 
@@ -563,12 +602,8 @@ static void check_exclusive (struct ctx *c, const struct loc *l,
 }
 
 static void check_slot (struct ctx *c, const struct loc *l,
-                        struct rp_jobspec_resource *r, const struct walk *w)
+                        struct rp_jobspec_resource *r)
 {
-    struct loc k = at_key (l, "type");
-
-    if (w->slot)
-        diag_error (c, &k, "a slot cannot be inside another slot");
     require_key (c, l, "label", " (a slot needs a label)");
     require_key (c, l, "with", " (a slot needs at least one resource)");
     if (!(r->types = json_object ()))
@@ -601,12 +636,12 @@ check_vertex (struct ctx *c, const struct loc *l, const struct walk *w)
     r->json = l->v;
     r->parent = w->parent;
     r->slot = w->slot;
-    if (k.v && (r->type = want_nonempty (c, &k))) {
+    if (k.v && (r->type = want_string (c, &k))) {
         r->is_slot = !strcmp (r->type, "slot");
         add_slot_type (c, r);
     }
     if (r->is_slot)
-        check_slot (c, l, r, w);
+        check_slot (c, l, r);
     k = at_key (l, "count");
     if (k.v)
         check_resource_count (c, &k, r);
@@ -832,10 +867,10 @@ static void per_resource (struct ctx *c, const struct loc *l,
     }
     if (!want_object (c, l))
         return;
-    check_unknown_keys (c, l, keys);
+    unknown_keys (c, l, keys, true);
     if (require_key (c, l, "count", ""))
         want_count (c, &n, &t->value);
-    if (!require_key (c, l, "type", "") || !(t->type = want_nonempty (c, &k)))
+    if (!require_key (c, l, "type", "") || !(t->type = want_string (c, &k)))
         return;
     if (t->slot_res && !json_object_get (t->slot_res->types, t->type))
         diag_error (c, &k, "no resource of type \"%s\" in slot \"%s\"",
@@ -985,22 +1020,23 @@ static void want_one_of (struct ctx *c, const struct loc *up, const char *key,
         diag_error (c, &l, "must be one of %s", shown);
 }
 
-/* begin-time's value: seconds since the epoch, a JSON number or a string
- * of decimal digits with an optional fraction ("1632777640.5"), >= 0. */
+/* begin-time's value: seconds since the epoch, a string (RFC 26: every
+ * value is a string; flux-core writes str(timestamp)) of decimal digits
+ * with an optional fraction ("1632777640.5"). */
 static void dependency_begin_time (struct ctx *c, const struct loc *l)
 {
-    const char *s = json_string_value (l->v);
+    const char *s = want_string (c, l);
     size_t n;
 
-    if (json_is_number (l->v) && json_number_value (l->v) >= 0)
+    if (!s)
         return;
-    if (s && (n = strspn (s, "0123456789")) > 0) {
+    if ((n = strspn (s, "0123456789")) > 0) {
         if (s[n] == '.')
             n += 1 + strspn (s + n + 1, "0123456789");
         if (s[n] == '\0')
             return;
     }
-    diag_error (c, l, "must be a timestamp (a number >= 0)");
+    diag_error (c, l, "must be a timestamp (decimal seconds >= 0)");
 }
 
 static void check_dependency (struct ctx *c, const struct loc *l)
@@ -1062,6 +1098,9 @@ static void check_constraints (struct ctx *c, const struct loc *l)
 
 /* --- RFC 37 files ------------------------------------------------------- */
 
+/* RFC 37: not empty, relative, no "." or ".." component (the RFC's
+ * "characters", read as components: "conf.json" is reserved by RFC 14).
+ * Empty components ("a//b", "a/") are a path's ordinary spelling. */
 static bool valid_archive_path (const char *path)
 {
     const char *p = path;
@@ -1070,12 +1109,10 @@ static bool valid_archive_path (const char *path)
         return false;
     while (*p) {
         size_t n = strcspn (p, "/");
-        if (n == 0 || (n == 1 && p[0] == '.')
-            || (n == 2 && p[0] == '.' && p[1] == '.'))
+        if ((n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
             return false;
         p += n;
-        if (*p == '/' && *++p == '\0')
-            return false;
+        p += strspn (p, "/");
     }
     return true;
 }
@@ -1212,7 +1249,7 @@ static void check_file (struct ctx *c, const struct loc *l)
         struct loc p = at_key (l, "path");
         diag_error (c, &p, "not allowed in a dictionary archive");
     }
-    check_unknown_keys (c, l, keys);
+    unknown_keys (c, l, keys, true);
     want_integer (c, l, "mtime", false);
     want_integer (c, l, "ctime", false);
     want_integer (c, l, "size", true);
@@ -1242,8 +1279,8 @@ static void check_files (struct ctx *c, const struct loc *l)
         struct loc k = at_iter (l, it);
         if (!valid_archive_path (k.key))
             diag_error (c, &k,
-                        "path must be relative, without empty, \".\" or \"..\" "
-                        "components");
+                        "path must be relative and not empty, without \".\" "
+                        "or \"..\" components");
         check_file (c, &k);
     }
 }
@@ -1316,9 +1353,20 @@ static void check_system_attr (struct ctx *c, const struct loc *l)
     diag_warn (c, l, "unknown system attribute");
 }
 
-static void check_system (struct ctx *c, const struct loc *l)
+/* attributes.system and .user: RFC 14 "if present, must have values". */
+static bool want_values (struct ctx *c, const struct loc *l)
 {
     if (!want_object (c, l))
+        return false;
+    if (json_object_size (l->v) > 0)
+        return true;
+    diag_error (c, l, "must not be empty");
+    return false;
+}
+
+static void check_system (struct ctx *c, const struct loc *l)
+{
+    if (!want_values (c, l))
         return;
     c->js->system = l->v;
     if (c->v1)
@@ -1342,7 +1390,7 @@ static void check_attributes (struct ctx *c, const struct loc *l)
         require_key (c, l, "system", " (required in jobspec V1)");
     if ((k = at_key (l, "system")).v)
         check_system (c, &k);
-    if ((k = at_key (l, "user")).v && want_object (c, &k))
+    if ((k = at_key (l, "user")).v && want_values (c, &k))
         c->js->user = k.v;
 }
 
@@ -1357,6 +1405,8 @@ static void check_version (struct ctx *c, const struct loc *l)
     c->js->version = json_integer_value (l->v);
     if (c->v1 && c->js->version != 1)
         diag_error (c, l, "must be 1%s", v1_suffix);
+    else if (c->js->version < 1)
+        diag_error (c, l, "must be >= 1");
 }
 
 static void check_document (struct ctx *c, json_t *root)
@@ -1385,17 +1435,30 @@ static void check_document (struct ctx *c, json_t *root)
 
 /* --- derived facts ------------------------------------------------------ */
 
-/* Count r (inside slot) in its slot's per-type counts and memory. */
-static void add_to_slot (struct rp_jobspec_resource *r)
+/* Count n instances of r in one slot's per-type counts and memory. */
+static void add_to_slot (struct rp_jobspec_resource *slot,
+                         const struct rp_jobspec_resource *r, uint64_t n)
 {
-    struct rp_jobspec_resource *slot = r->slot;
     size_t i = json_integer_value (json_object_get (slot->types, r->type));
     uint64_t bytes;
 
-    slot->type_n[i] = sat_add (slot->type_n[i], r->per_slot);
+    slot->type_n[i] = sat_add (slot->type_n[i], n);
     if (strcmp (r->type, "memory") || !(bytes = unit_bytes (r->unit)))
         return;
-    slot->memory = sat_add (slot->memory, sat_mul (r->per_slot, bytes));
+    slot->memory = sat_add (slot->memory, sat_mul (n, bytes));
+}
+
+/* Count r in every slot it is inside: in one slot, the product of the
+ * counts from r up to, not including, that slot. */
+static void add_to_slots (struct rp_jobspec_resource *r)
+{
+    uint64_t n = r->count.min;
+
+    for (struct rp_jobspec_resource *p = r->parent; p; p = p->parent) {
+        if (p->is_slot)
+            add_to_slot (p, r, n);
+        n = sat_mul (n, p->count.min);
+    }
 }
 
 /* Totals, top down: js->all is in document (pre-)order, so a parent is
@@ -1413,10 +1476,8 @@ static int derive_resources (struct rp_jobspec *js)
         struct rp_jobspec_resource *r = js->all[i];
         struct rp_jobspec_resource *p = r->parent;
         r->total = sat_mul (p ? p->total : 1, r->count.min);
-        if (!r->slot)
-            continue;
-        r->per_slot = sat_mul (p == r->slot ? 1 : p->per_slot, r->count.min);
-        add_to_slot (r);
+        if (r->slot)
+            add_to_slots (r);
     }
     return 0;
 }
@@ -1484,7 +1545,7 @@ static int derive (struct rp_jobspec *js)
     f->exclusive = f->exact = f->uniform = true;
     for (size_t i = 0; i < js->nall; i++) {
         const struct rp_jobspec_resource *r = js->all[i];
-        if (r->is_slot)
+        if (r->is_slot && !r->slot) /* a nested slot is in its shape */
             derive_slot_facts (js, r, &first);
         if (!strcmp (r->type, "node") && !has_node_ancestor (r))
             f->nnodes = sat_add (f->nnodes, r->total);
@@ -1831,6 +1892,8 @@ bool rp_jobspec_resource_count_contains (const struct rp_jobspec_resource *r,
 {
     if (!r)
         return false;
+    if (r->form == RP_JOBSPEC_COUNT_INTEGER)
+        return value == r->count.min;
     if (r->idset)
         return value <= RP_IDSET_MAX_ID
                && rp_idset_test (r->idset, (unsigned int)value);

@@ -55,8 +55,14 @@
  * - A top-level request for the type of the graph's root has the root as
  *   its only candidate (RFC 14 "type: cluster" on a one-cluster graph);
  *   any other request is looked for below `at`, never at it.
+ * - A resource whose count is 0 (a V1 gpu count may be) is no request.
  * - A vertex this match already holds (even as an ancestor) is not a
  *   candidate again, except a pool, which may give to several units.
+ * - A slot inside a slot is placed as any slot, under its parent's unit:
+ *   an outer slot that holds a node spans targets (each of its units is
+ *   placed at `at`), the inner one lies within its node's target, and
+ *   verify checks each unit against the nearest slot above it that lies
+ *   within one target.
  * - An exclusive candidate above the targets (a rack) takes every target
  *   below it, so it fits only if each satisfies the constraint (RFC 31:
  *   constraints select the targets a job may be given); the check walks
@@ -579,12 +585,19 @@ static bool count_largest (const struct req *q, uint64_t limit, uint64_t *v)
     return false;
 }
 
+/* A count of 0 (a V1 gpu count may be 0) asks for nothing: no request. */
+static bool asks_nothing (const struct rp_jobspec_resource *r)
+{
+    return rp_jobspec_resource_count (r)->max == 0;
+}
+
 static size_t count_requests (const struct rp_jobspec_resource *r)
 {
     size_t n = 0;
 
     for (; r; r = rp_jobspec_resource_next (r))
-        n += 1 + count_requests (rp_jobspec_resource_with_first (r));
+        if (!asks_nothing (r))
+            n += 1 + count_requests (rp_jobspec_resource_with_first (r));
     return n;
 }
 
@@ -738,7 +751,10 @@ static int req_build (struct rp_match *x, const struct rp_jobspec_resource *r,
     size_t index = 0;
 
     for (; r; r = rp_jobspec_resource_next (r)) {
-        struct req *q = &x->all[(*next)++];
+        struct req *q;
+        if (asks_nothing (r))
+            continue;
+        q = &x->all[(*next)++];
         q->index = index++;
         *tail = q;
         tail = &q->next;

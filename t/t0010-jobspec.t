@@ -114,6 +114,16 @@ test_expect_success '--profile=canonical accepts RFC 14 forms' '
 	respol jobspec validate --profile=canonical canonical.yaml 2>err &&
 	test_must_be_empty err
 '
+test_expect_success 'V1 takes a gpu count of 0 (as flux-core), canonical does not' '
+	sed "/type: gpu/{n;s/count: 1/count: 0/;}" v1.yaml >gpu0.yaml &&
+	grep -q "count: 0" gpu0.yaml &&
+	respol jobspec validate gpu0.yaml 2>err &&
+	test_must_be_empty err &&
+	respol jobspec summary gpu0.yaml >out &&
+	grep " gpus_per_slot=0 " out &&
+	test_error 1 "respol: jobspec: gpu0.yaml:14:20: resources[0].with[0].with[1].count: must be >= 1 (0 GPUs only in jobspec V1)" \
+		respol jobspec validate --profile=canonical gpu0.yaml
+'
 test_expect_success 'several files: every one is checked, exit 1 if any fails' '
 	cat >expected <<-\EOF &&
 	respol: jobspec: errors.yaml:4:12: resources[0].count: must be >= 1

@@ -3,7 +3,8 @@
 
 test_description='respol jobspec: every example and schema of RFC 14, RFC 25
 and RFC 26 (copied into t/data/jobspec/conformance) gives the result the RFC
-intends, in both profiles; see t/data/jobspec/README.md for the list'
+intends, in both profiles, and so do the storage use cases flux-core accepts
+(a slot inside a slot); see t/data/jobspec/README.md for the list'
 
 . "${SHARNESS_TEST_SRCDIR:-$(dirname "$0")}/lib-respol.sh"
 
@@ -47,17 +48,17 @@ embed() {
 	sed "s/^/      /" "$1"
 }
 
-for rfc in rfc14 rfc25 rfc26; do
+for rfc in rfc14 rfc25 rfc26 storage; do
 	test_expect_success "$rfc: every file gives the intended result" '
 		report $rfc >out &&
 		test_cmp "$D/$rfc.expected" out
 	'
 done
 
-test_expect_success 'every file of the three folders is covered' '
-	for f in "$D"/rfc14/* "$D"/rfc25/* "$D"/rfc26/*; do
+test_expect_success 'every file of the four folders is covered' '
+	for f in "$D"/rfc14/* "$D"/rfc25/* "$D"/rfc26/* "$D"/storage/*; do
 		name=${f#"$D"/}
-		grep -x "== conformance/$name" "$D"/rfc*.expected || return 1
+		grep -x "== conformance/$name" "$D"/*.expected || return 1
 	done
 '
 

@@ -226,12 +226,41 @@ test_expect_success 'an invalid jobspec: its errors, exit 1' '
 	test_error 1 "respol: match: invalid.yaml:4:12: resources[0].count: must be >= 1" \
 		respol match allocate --generate=$GEN invalid.yaml
 '
-test_expect_success 'a canonical jobspec needs --profile=canonical' '
-	test_error 1 "respol: match: canonical.yaml:9:16: resources[0].with[0].count: must be an integer in jobspec V1" \
-		respol match allocate --generate=$GEN canonical.yaml &&
+# The profile: canonical (RFC 14) by default, --profile=v1 for RFC 25.
+test_expect_success 'match --help says canonical is the default profile' '
+	respol match --help >out &&
+	grep -F -e "--profile=NAME  jobspec profile: canonical (RFC 14, the default)" out
+'
+test_expect_success 'canonical jobspec is matched without --profile' '
+	respol match allocate --now=100 --generate=$GEN canonical.yaml >out &&
+	grep -qF "\"R_lite\":[{\"children\":{\"core\":\"0-3\"},\"rank\":\"0\"}]" out &&
 	respol match allocate --now=100 --profile=canonical --generate=$GEN \
-		canonical.yaml >out &&
-	grep -qF "\"R_lite\":[{\"children\":{\"core\":\"0-3\"},\"rank\":\"0\"}]" out
+		canonical.yaml >explicit &&
+	test_cmp explicit out &&
+	respol match satisfiability --generate=$GEN canonical.yaml >out &&
+	echo satisfiable >expected &&
+	test_cmp expected out
+'
+test_expect_success '--profile=v1 refuses what RFC 25 does not allow' '
+	test_error 1 "respol: match: canonical.yaml:9:16: resources[0].with[0].count: must be an integer in jobspec V1" \
+		respol match allocate --profile=v1 --generate=$GEN canonical.yaml &&
+	test_error 1 "respol: match: canonical.yaml:9:16: resources[0].with[0].count: must be an integer in jobspec V1" \
+		respol match satisfiability --profile=v1 --generate=$GEN canonical.yaml
+'
+test_expect_success '--profile=v1: a V1 gpu count of 0 asks for no GPU' '
+	sed "/type: gpu/{n;s/count: 1/count: 0/;}" nodes.yaml >gpu0.yaml &&
+	respol match allocate --now=100 --profile=v1 --generate=$GEN \
+		gpu0.yaml >out &&
+	grep -qF "\"R_lite\":[{\"children\":{\"core\":\"0-1\"},\"rank\":\"0-1\"}]" out &&
+	test_error 1 "respol: match: gpu0.yaml:14:20: resources[0].with[0].with[1].count: must be >= 1 (0 GPUs only in jobspec V1)" \
+		respol match allocate --generate=$GEN gpu0.yaml
+'
+test_expect_success '--profile=v1 matches V1 jobspec as the default does' '
+	respol match allocate --now=100 --profile=v1 --generate=$GEN \
+		nodes.yaml >v1 &&
+	respol match allocate --now=100 --generate=$GEN nodes.yaml >default &&
+	test_cmp v1 default &&
+	grep -qF "\"R_lite\":[{\"children\":{\"core\":\"0-1\",\"gpu\":\"0\"},\"rank\":\"0-1\"}]" v1
 '
 test_expect_success 'a missing jobspec file' '
 	test_error 1 "respol: match: nosuch.yaml: No such file or directory" \

@@ -200,13 +200,26 @@ Try '\''respol query --help'\'' for more information." respol query --now=never 
 	test_error 2 "respol: query: unknown profile '\''v9'\''
 Try '\''respol query --help'\'' for more information." respol query --profile=v9 --generate=$GEN
 '
-test_expect_success '--profile=canonical reads canonical jobspec' '
+test_expect_success 'query --help says canonical is the default profile' '
+	respol query --help >out &&
+	grep -F -e "--profile=NAME  jobspec profile: canonical (RFC 14, the default)" out
+'
+test_expect_success 'canonical jobspec is read without --profile' '
 	cp "$D"/canonical.yaml . &&
-	echo "match allocate canonical.yaml" >s4 &&
-	test_expect_code 1 respol query -f s4 --generate=$GEN 2>err &&
-	grep "^respol: query: line 1: canonical.yaml:9:16: " err &&
+	printf "match allocate canonical.yaml\nmatch satisfiability canonical.yaml\n" >s4 &&
+	respol query -F short -f s4 --generate=$GEN >out &&
+	printf "1: node0: core[0-3]\nsatisfiable\n" >expected &&
+	test_cmp expected out &&
 	respol query --profile=canonical -F short -f s4 --generate=$GEN >out &&
-	echo "1: node0: core[0-3]" >expected &&
+	test_cmp expected out
+'
+test_expect_success '--profile=v1 refuses it, line by line, and reads V1' '
+	printf "match allocate canonical.yaml\nmatch allocate nodes.yaml\n" >s5 &&
+	test_expect_code 1 respol query --profile=v1 -F short -f s5 \
+		--generate=$GEN >out 2>err &&
+	echo "respol: query: line 1: canonical.yaml:9:16: resources[0].with[0].count: must be an integer in jobspec V1" >expected &&
+	test_cmp expected err &&
+	echo "1: node0: core[0-1] gpu[0]; node1: core[0-1] gpu[0]" >expected &&
 	test_cmp expected out
 '
 

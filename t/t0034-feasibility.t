@@ -172,6 +172,25 @@ test_expect_success 'memory pools (canonical)' '
 		"feasibility: never satisfiable: needs 1 slot of 1 core and 40 GB of memory, 0 fit" \
 		--profile=canonical
 '
+test_expect_success 'feasibility judges the jobspec in the profile the host read' '
+	slot_jobspec range8.yaml "{type: core, count: \"8+\"}" "duration: 60" &&
+	slot_jobspec range9.yaml "{type: core, count: \"9+\"}" "duration: 60" &&
+	test_error 1 "respol: jobspec: range8.yaml:3:68: resources[0].with[0].count: must be an integer in jobspec V1" \
+		respol jobspec validate --config=gen.yaml range8.yaml &&
+	accepts gen.yaml range8.yaml --profile=canonical &&
+	rejects gen.yaml range9.yaml \
+		"feasibility: never satisfiable: needs 1 slot of at least 9 cores, 0 fit" \
+		--profile=canonical
+'
+test_expect_success 'a slot inside a slot: the storage request (canonical)' '
+	feasible storage.yaml "{graph: $RESPOL_DATA/match-conformance/storage.json}" &&
+	cp "$RESPOL_DATA/jobspec/conformance/storage/storage_slots.yaml" two.yaml &&
+	sed "s/count: 2\$/count: 4/" two.yaml >four.yaml &&
+	accepts storage.yaml two.yaml --profile=canonical &&
+	rejects storage.yaml four.yaml \
+		"feasibility: never satisfiable: needs 4 slots of 1 ssd and 1 node with 1 slot of 5 cores and 7 GPUs each, 3 fit" \
+		--profile=canonical
+'
 test_expect_success 'a request the matcher cannot place is a plugin failure' '
 	slot_jobspec pool.yaml "{type: memory, count: 4, with: [{type: core, count: 1}]}" "duration: 60" &&
 	rejects mem.yaml pool.yaml \

@@ -4,8 +4,9 @@
 test_description='RFC 14 use cases matched to resource graphs (respol match)
 
 Every RFC 14 example and use case (t/data/jobspec/conformance/rfc14) is
-matched with "respol match allocate --profile=canonical" on a generated
-graph or on a graph of t/data/match-conformance made so that the intent
+matched with "respol match allocate", which reads canonical jobspec by
+default, on a generated graph or on a graph of t/data/match-conformance
+made so that the intent
 of the RFC text is visible in the result: nodes that lack what the
 request asks sit before nodes that have it, so a first fit that ignored
 the request would pick them.  Each test quotes the RFC sentence it checks,
@@ -16,17 +17,24 @@ Use cases the matcher refuses pin the exact refusal.'
 . "${SHARNESS_TEST_SRCDIR:-$(dirname "$0")}/lib-respol.sh"
 
 JS="$RESPOL_DATA/jobspec/conformance/rfc14"
+STORAGE="$RESPOL_DATA/jobspec/conformance/storage"
 GRAPHS="$RESPOL_DATA/match-conformance"
 
-# match NAME RESOURCE-OPTION: allocate use case NAME, compare with its
-# golden file, and leave the short form in NAME.short.
-match() {
-	_name=$1
-	shift
-	respol match allocate --profile=canonical --now=1000 "$@" \
-		"$JS/$_name.yaml" >"$_name.out" &&
+# match_in DIR NAME RESOURCE-OPTION: allocate DIR/NAME.yaml, compare with
+# its golden file, and leave the short form in NAME.short.
+match_in() {
+	_dir=$1
+	_name=$2
+	shift 2
+	respol match allocate --now=1000 "$@" \
+		"$_dir/$_name.yaml" >"$_name.out" &&
 	test_cmp "$GRAPHS/$_name.expected" "$_name.out" &&
 	respol R decode --short <"$_name.out" >"$_name.short"
+}
+
+# match NAME RESOURCE-OPTION: the same for RFC 14 use case NAME.
+match() {
+	match_in "$JS" "$@"
 }
 
 # short NAME EXPECTED: the short form of NAME's allocation.
@@ -58,7 +66,7 @@ test_expect_success 'use case 1.1: request 4 nodes' '
 '
 test_expect_success 'use case 1.1: 3 nodes can never hold it (ENODEV)' '
 	test_error 1 "respol: match: never satisfiable: needs 4 slots of 1 node each, 3 fit" \
-		respol match allocate --profile=canonical --generate=nodes=3 \
+		respol match allocate --generate=nodes=3 \
 		"$JS/use_case_1.1.yaml"
 '
 
@@ -70,7 +78,7 @@ test_expect_success 'use case 1.2: between 3 and 30 nodes takes all 8' '
 	short use_case_1.2 "rank[0-7]/core0"
 '
 test_expect_success 'use case 1.2: 3 nodes are enough' '
-	respol match allocate --profile=canonical --now=1000 \
+	respol match allocate --now=1000 \
 		--generate=nodes=3 "$JS/use_case_1.2.yaml" >out &&
 	respol R decode --short <out >short &&
 	echo "rank[0-2]/core0" >expected &&
@@ -78,7 +86,7 @@ test_expect_success 'use case 1.2: 3 nodes are enough' '
 '
 test_expect_success 'use case 1.2: 2 nodes are not (ENODEV)' '
 	test_error 1 "respol: match: never satisfiable: needs at least 3 slots of 1 node each, 2 fit" \
-		respol match allocate --profile=canonical --generate=nodes=2 \
+		respol match allocate --generate=nodes=2 \
 		"$JS/use_case_1.2.yaml"
 '
 
@@ -112,7 +120,7 @@ test_expect_success 'use case 1.5: ib nodes in the cluster, bicore on the switch
 # A graph without memory (nor ib10g) can never hold it.
 test_expect_success 'use case 1.5: a type the graph lacks (ENODEV)' '
 	test_error 1 "respol: match: never satisfiable: no resource of type '"'"'memory'"'"'" \
-		respol match allocate --profile=canonical --generate=nodes=4 \
+		respol match allocate --generate=nodes=4 \
 		"$JS/use_case_1.5.yaml"
 '
 
@@ -130,14 +138,14 @@ test_expect_success 'use case 1.6: 30 cores per node on 2 clusters' '
 # it, and the use case's "count: 2" can never be met.
 test_expect_success 'use case 1.6: one cluster on a graph rooted at one cluster' '
 	sed "s/count: 2\$/count: 1/" "$JS/use_case_1.6.yaml" >one_cluster.yaml &&
-	respol match allocate --profile=canonical --now=1000 \
+	respol match allocate --now=1000 \
 		--generate=nodes=4,cores=32 one_cluster.yaml >one_cluster.out &&
 	respol R decode --short <one_cluster.out >one_cluster.short &&
 	short one_cluster "rank[0-3]/core[0-29]"
 '
 test_expect_success 'use case 1.6: a graph rooted at one cluster has 1 (ENODEV)' '
 	test_error 1 "respol: match: never satisfiable: needs 2 clusters with 1 slot of at least 1 node with 30 cores each, the resource set has 1" \
-		respol match allocate --profile=canonical --generate=nodes=4,cores=32 \
+		respol match allocate --generate=nodes=4,cores=32 \
 		"$JS/use_case_1.6.yaml"
 '
 
@@ -158,7 +166,7 @@ test_expect_success 'use case 1.8: a perfect square of nodes (9 of 10)' '
 '
 test_expect_success 'use case 1.8: 3 nodes can never hold 4 (ENODEV)' '
 	test_error 1 "respol: match: never satisfiable: needs at least 4 slots of 1 node each, 3 fit" \
-		respol match allocate --profile=canonical --generate=nodes=3 \
+		respol match allocate --generate=nodes=3 \
 		"$JS/use_case_1.8.yaml"
 '
 
@@ -194,7 +202,7 @@ test_expect_success 'use case 2.4: two slot types on one node' '
 '
 test_expect_success 'use case 2.4: 15 cores can never hold 16 (ENODEV)' '
 	test_error 1 "respol: match: never satisfiable: needs 1 node with 10 slots of 1 core and 4 GB of memory and 1 slot of 6 cores and 24 GB of memory, the resource set has 0" \
-		respol match satisfiability --profile=canonical \
+		respol match satisfiability \
 		--generate=nodes=2,sockets=1,cores=15,memory=64GB \
 		"$JS/use_case_2.4.yaml"
 '
@@ -211,7 +219,7 @@ test_expect_success 'use case 2.5: 10 slots of 1 core and >= 2 GB' '
 # the RFC text asks fits) can never hold it.
 test_expect_success 'use case 2.5: a range of memory takes all of a node' '
 	test_error 1 "respol: match: never satisfiable: needs 10 slots of at least 2 GB of memory and 1 core each, 5 fit" \
-		respol match allocate --profile=canonical \
+		respol match allocate \
 		--generate=nodes=5,sockets=2,cores=2,memory=8GB \
 		"$JS/use_case_2.5.yaml"
 '
@@ -224,7 +232,7 @@ test_expect_success 'use case 2.6: 2 nodes with >= 4 GB' '
 '
 test_expect_success 'use case 2.6: nodes of 2 GB never qualify (ENODEV)' '
 	test_error 1 "respol: match: never satisfiable: needs 2 slots of 1 node with at least 4 GB of memory each, 0 fit" \
-		respol match allocate --profile=canonical \
+		respol match allocate \
 		--generate=nodes=3,cores=2,memory=2GB "$JS/use_case_2.6.yaml"
 '
 
@@ -250,8 +258,52 @@ test_expect_success 'use case 2.9: only a node with the property' '
 '
 test_expect_success 'use case 2.9: no node has the property (ENODEV)' '
 	test_error 1 "respol: match: never satisfiable: needs 1 slot of 1 node, 0 fit matching the constraints" \
-		respol match allocate --profile=canonical --generate=nodes=2 \
+		respol match allocate --generate=nodes=2 \
 		"$JS/use_case_2.9.yaml"
+'
+
+# Storage (flux-core's storage use cases, not in RFC 14): "2 slots, each an
+# ssd plus an exclusive node holding a slot of 5 cores and 7 GPUs"; a slot
+# inside a slot.  storage.json: rack0 > ssd0 (1 unit), node0 (4 cores, 7
+# GPUs: too few cores), node1 (8 cores, 8 GPUs); rack1 > ssd1 (4 units),
+# node2 (5 cores, 6 GPUs: too few GPUs), node3 (5 cores, 7 GPUs), node4
+# (6 cores, 8 GPUs).  Each outer slot gets 1 unit of ssd and a node taken
+# whole (RFC 14: an exclusive vertex, with everything in it); R_lite holds
+# the nodes' cores and GPUs, the scheduling key the ssd pools' units.  The
+# tasks ("per_slot: 1" on the inner slot) count against the inner slot:
+# 2 tasks, each within one node.
+test_expect_success 'storage: 2 slots of 1 ssd and a whole node each' '
+	match_in "$STORAGE" storage_slots --graph="$GRAPHS/storage.json" &&
+	short storage_slots "rank1/core[0-7],gpu[0-7] rank3/core[0-4],gpu[0-6]" &&
+	grep -F "{\"id\":\"2\",\"metadata\":{\"basename\":\"ssd\",\"exclusive\":true,\"id\":0,\"name\":\"ssd0\",\"paths\":{\"containment\":\"/cluster0/rack0/ssd0\"},\"rank\":-1,\"size\":1," storage_slots.out &&
+	grep -F "\"name\":\"ssd1\",\"paths\":{\"containment\":\"/cluster0/rack1/ssd1\"},\"rank\":-1,\"size\":1," storage_slots.out &&
+	respol jobspec summary "$STORAGE/storage_slots.yaml" --profile=canonical >sum &&
+	grep " ntasks=2 " sum
+'
+# The same below one rack: rack0 has 1 unit of ssd and one node that
+# qualifies, so both slots come from rack1.
+test_expect_success 'storage: the ssd and the nodes from the same rack' '
+	match_in "$STORAGE" storage_rack --graph="$GRAPHS/storage.json" &&
+	short storage_rack "rank3/core[0-4],gpu[0-6] rank4/core[0-5],gpu[0-7]" &&
+	grep -F "\"name\":\"ssd1\",\"paths\":{\"containment\":\"/cluster0/rack1/ssd1\"},\"rank\":-1,\"size\":2," storage_rack.out
+'
+test_expect_success 'storage: 4 slots can never fit 3 qualifying nodes (ENODEV)' '
+	sed "s/count: 2\$/count: 4/" "$STORAGE/storage_slots.yaml" >four.yaml &&
+	test_error 1 "respol: match: never satisfiable: needs 4 slots of 1 ssd and 1 node with 1 slot of 5 cores and 7 GPUs each, 3 fit" \
+		respol match allocate --graph="$GRAPHS/storage.json" four.yaml
+'
+test_expect_success 'storage: a cluster without ssd (ENODEV)' '
+	test_error 1 "respol: match: never satisfiable: no resource of type '"'"'ssd'"'"'" \
+		respol match allocate --generate=nodes=4,cores=8,gpus=8 \
+		"$STORAGE/storage_slots.yaml"
+'
+# Fluxion graphs give ssd pools a unit (GiB); the request has none, and a
+# unit on one side only never fits (doc/conformance.md).
+test_expect_success 'storage: ssd pools in GiB and a request without unit (ENODEV)' '
+	sed "s/\"type\": \"ssd\"/\"type\": \"ssd\", \"unit\": \"GiB\"/" \
+		"$GRAPHS/storage.json" >gib.json &&
+	test_error 1 "respol: match: never satisfiable: needs ssd in unit '"'"'(none)'"'"', which does not convert to the resource set'"'"'s '"'"'GiB'"'"'" \
+		respol match allocate --graph=gib.json "$STORAGE/storage_slots.yaml"
 '
 
 test_done

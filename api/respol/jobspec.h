@@ -8,13 +8,15 @@
  *   job.yaml:7:14: resources[0].with[0].count: min must be >= 1
  * and the reader returns NULL (errno EINVAL) when there was any error.
  * Warnings (unknown system attributes, unknown task count keys in the
- * canonical profile, unknown memory units) do not make a document invalid.
+ * canonical profile, unknown keys in per_resource and in RFC 37 file
+ * objects, unknown memory units) do not make a document invalid.
  *
  * Profiles: RP_JOBSPEC_V1 (the default, as in Flux) accepts only RFC 25
  * jobspec: version 1, one node or slot at the top, the shapes slot>core,
  * node>slot>core, slot>(core,gpu), node>slot>(core,gpu), integer counts,
- * one task with per_slot 1 or total, attributes.system.duration.
- * RP_JOBSPEC_CANONICAL accepts all of RFC 14 with any integer version.
+ * one task with per_slot 1 or total, attributes.system.duration; a gpu
+ * count may be 0 (as flux-core's V1 reads it).
+ * RP_JOBSPEC_CANONICAL accepts all of RFC 14 with any version >= 1.
  *
  * Counts: a count is a positive integer, an RFC 45 range string, an RFC 22
  * idset string (a string with a ',' is read as an idset, any other string
@@ -84,16 +86,18 @@ enum rp_jobspec_task_count_kind {
 struct rp_jobspec_facts {
     uint64_t nnodes; /* nodes requested (outermost node vertices), or 0
                       * when the jobspec names no node */
-    uint64_t nslots; /* task slots over the whole request */
+    uint64_t nslots; /* task slots over the whole request; a slot inside
+                      * another slot is part of that slot, not counted */
     uint64_t ntasks; /* tasks over all task entries */
-    /* Shape of one slot of the first slot vertex in document order: */
+    /* Shape of one slot of the first outermost slot vertex in document
+     * order (what a nested slot holds included): */
     uint64_t cores_per_slot;
     uint64_t gpus_per_slot;
     uint64_t memory_per_slot; /* bytes; see rp_jobspec_slot_memory() */
     bool exclusive;           /* every vertex is allocated exclusively */
     bool exact;      /* every count is a single value, so the numbers above
                       * are exact rather than minimums */
-    bool uniform;    /* every slot vertex has the shape above */
+    bool uniform;    /* every outermost slot vertex has the shape above */
     double duration; /* attributes.system.duration, 0 when unset */
 };
 
@@ -184,7 +188,8 @@ json_t *rp_jobspec_resource_json (const struct rp_jobspec_resource *r);
  * idset form it spans the idset's smallest and largest member with
  * operand 1, and rp_jobspec_resource_count_idset() (NULL for other forms)
  * holds the exact set.  rp_jobspec_resource_count_contains() answers for
- * every form. */
+ * every form.  A V1 gpu count of 0 (RFC 25 allows it) has min = max = 0,
+ * which no other count has: it asks for none of the type. */
 enum rp_jobspec_count_form
 rp_jobspec_resource_count_form (const struct rp_jobspec_resource *r);
 const struct rp_range *
@@ -200,7 +205,8 @@ uint64_t rp_jobspec_resource_total (const struct rp_jobspec_resource *r);
 
 /* Slots.  rp_jobspec_slot_find() returns the slot vertex labelled label,
  * or NULL.  For a slot vertex, the number of resources of a type inside
- * one slot (minimum counts; 0 when none, or when slot is not a slot), and
+ * one slot (minimum counts; 0 when none, or when slot is not a slot; a
+ * slot inside it and everything that slot holds are inside it too), and
  * the memory of one slot in bytes: memory vertices count in their unit
  * (B, KB, MB, GB, TB, PB and the KiB..PiB spellings, all powers of 1024
  * as Slurm and Flux read them; no unit means GB); a memory vertex with

@@ -3,7 +3,7 @@
  * (RFC 4) with a match policy, and print the allocation as R (RFC 20).
  *
  *   respol match allocate|satisfiability [--config=FILE] [--policy=NAME]
- *       [--profile=v1|canonical] [--now=SECONDS] [--jobid=N]
+ *       [--profile=canonical|v1] [--now=SECONDS] [--jobid=N]
  *       RESOURCE-OPTION JOBSPEC
  *
  * allocate prints R on one line (compact, sorted keys, as `respol R`
@@ -12,9 +12,12 @@
  *   respol: match: never satisfiable: needs ...     (ENODEV)
  *   respol: match: not satisfiable now: needs ...   (EBUSY: down,
  *                                                    drained or held)
- * The jobspec is read as `respol jobspec validate` reads it (V1 profile
- * by default, --profile=canonical for RFC 14), its errors printed the
- * same way.
+ * The jobspec is read as `respol jobspec validate` reads it, its errors
+ * printed the same way, but with the canonical profile (RFC 14) by
+ * default: the requests a matcher is for (a slot of nodes, range counts,
+ * sockets, several top-level resources, a slot inside a slot) are RFC 14,
+ * and Fluxion's resource-query takes them; --profile=v1 restricts it to
+ * RFC 25, what a Flux instance accepts at submission.
  *
  * The policy: --policy=NAME is rp_config_policy (the configuration's
  * "match" stack entry of that instance name, else the plugin of that
@@ -95,9 +98,9 @@ static void usage (FILE *f)
              "      --policy=NAME   the match policy (default: the first "
              "of the match\n"
              "                      stack, else first fit)\n"
-             "      --profile=NAME  jobspec profile: v1 (RFC 25, the "
-             "default) or\n"
-             "                      canonical (RFC 14)\n"
+             "      --profile=NAME  jobspec profile: canonical (RFC 14, the "
+             "default)\n"
+             "                      or v1 (RFC 25)\n"
              "      --now=SECONDS   the start time written in R (default: "
              "now)\n"
              "      --jobid=N       the job's id (default 1)\n"
@@ -291,7 +294,9 @@ static void parse_options (struct options *o, int argc, char **argv)
 
 int cmd_match (int argc, char **argv)
 {
-    struct options o = { .profile = RP_JOBSPEC_V1, .now = -1, .jobid = 1 };
+    struct options o = { .profile = RP_JOBSPEC_CANONICAL,
+                         .now = -1,
+                         .jobid = 1 };
     const char *op;
     int status;
 

@@ -37,6 +37,8 @@
  *   the ids as RFC 22 idsets, always in brackets; a target with neither
  *   cores nor GPUs (memory only, say) is its host name alone.  What R_lite
  *   cannot say (sockets, memory) is in the JSON form's "scheduling" key.
+ * - Jobspec is read with the canonical profile (RFC 14) by default, as
+ *   respol match reads it; --profile=v1 restricts it to RFC 25.
  * - --now fixes every starttime (as for respol match); without it each
  *   allocation starts at the current time in whole seconds.
  * - --timing prints how long each match took on stderr:
@@ -136,8 +138,9 @@ static void usage (FILE *f)
              "or short\n"
              "                      (one line per job)\n"
              "  -f, --file=FILE     read commands from FILE, not stdin\n"
-             "      --profile=NAME  jobspec profile: v1 (default) or "
-             "canonical\n"
+             "      --profile=NAME  jobspec profile: canonical (RFC 14, the "
+             "default)\n"
+             "                      or v1 (RFC 25)\n"
              "      --now=SECONDS   the start time written in R (default: "
              "now)\n"
              "      --timing        print how long each match took, on "
@@ -604,7 +607,7 @@ int cmd_query (int argc, char **argv)
 
     if (!q)
         cmd_die (SUB, "out of memory");
-    q->profile = RP_JOBSPEC_V1;
+    q->profile = RP_JOBSPEC_CANONICAL;
     q->now = -1;
     q->next_jobid = 1;
     parse_options (&o, q, argc, argv);

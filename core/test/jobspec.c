@@ -133,6 +133,12 @@ static const struct invalid_case invalid[] = {
       "job.yaml:1:10: version: must be an integer" },
     { "version is an integer (real)", C, base_c, "version: 999", "version: 1.0",
       "job.yaml:1:10: version: must be an integer" },
+    { "version is >= 1 (as flux-core)", C, base_c, "version: 999", "version: 0",
+      "job.yaml:1:10: version: must be >= 1" },
+    { "version is not negative", C, base_c, "version: 999", "version: -1",
+      "job.yaml:1:10: version: must be >= 1" },
+    { "V1: version 0", V, base_v, "version: 1", "version: 0",
+      "job.yaml:1:10: version: must be 1 in jobspec V1" },
 
     /* resources */
     { "resources is a list", C, NULL, NULL,
@@ -153,8 +159,6 @@ static const struct invalid_case invalid[] = {
       "  - type: node\n", "job.yaml:3:5: resources[0]: missing key \"count\"" },
     { "type is a string", C, base_c, "type: node", "type: [node]",
       "job.yaml:3:11: resources[0].type: must be a string" },
-    { "type is not empty", C, base_c, "type: node", "type: \"\"",
-      "job.yaml:3:11: resources[0].type: must not be empty" },
     { "unknown vertex key", C, base_c, "    label: nodes\n",
       "    label: nodes\n    size: 4\n",
       "job.yaml:6:5: resources[0].size: unknown key" },
@@ -267,8 +271,6 @@ static const struct invalid_case invalid[] = {
       "empty" },
     { "label is a string", C, base_c, "label: nodes", "label: 5",
       "job.yaml:5:12: resources[0].label: must be a string" },
-    { "label is not empty", C, base_c, "label: nodes", "label: \"\"",
-      "job.yaml:5:12: resources[0].label: must not be empty" },
     { "labels are unique", C, base_c, "label: nodes", "label: default",
       "job.yaml:9:16: resources[0].with[0].label: duplicate label "
       "\"default\"\n"
@@ -282,9 +284,7 @@ static const struct invalid_case invalid[] = {
       "version: 1\nresources: [{type: slot, count: 1, label: s}]\n" TAIL_C,
       "job.yaml:2:13: resources[0]: missing key \"with\" (a slot needs at "
       "least one resource)" },
-    { "no slot in a slot", C, base_c, "type: core", "type: slot",
-      "job.yaml:11:19: resources[0].with[0].with[0].type: a slot cannot be "
-      "inside another slot\n"
+    { "a slot in a slot is a slot too", C, base_c, "type: core", "type: slot",
       "job.yaml:11:13: resources[0].with[0].with[0]: missing key \"label\" "
       "(a slot needs a label)\n"
       "job.yaml:11:13: resources[0].with[0].with[0]: missing key \"with\" "
@@ -355,9 +355,10 @@ static const struct invalid_case invalid[] = {
     { "per_resource needs type", C, base_c, "per_slot: 1",
       "per_resource: {count: 1}",
       "job.yaml:22:21: tasks[0].count.per_resource: missing key \"type\"" },
-    { "per_resource unknown key", C, base_c, "per_slot: 1",
+    { "per_resource unknown key is a warning", C, base_c, "per_slot: 1",
       "per_resource: {type: core, count: 1, each: 1}",
-      "job.yaml:22:44: tasks[0].count.per_resource.each: unknown key" },
+      "warning: job.yaml:22:44: tasks[0].count.per_resource.each: unknown key "
+      "(ignored)" },
     { "per_resource type is inside the slot", C, base_c, "per_slot: 1",
       "per_resource: {type: node, count: 1}",
       "job.yaml:22:28: tasks[0].count.per_resource.type: no resource of "
@@ -393,6 +394,14 @@ static const struct invalid_case invalid[] = {
       "{per_slot: 1}}]\nattributes: {system: 5, user: []}\n",
       "job.yaml:4:22: attributes.system: must be a dictionary\n"
       "job.yaml:4:31: attributes.user: must be a dictionary" },
+    { "system and user have values (RFC 14)", C, NULL, NULL,
+      "version: 1\nresources: [{type: slot, count: 1, label: s, with: "
+      "[{type: core, count: 1}]}]\ntasks: [{command: [a], slot: s, count: "
+      "{per_slot: 1}}]\nattributes: {system: {}, user: {}}\n",
+      "job.yaml:4:22: attributes.system: must not be empty\n"
+      "job.yaml:4:32: attributes.user: must not be empty" },
+    { "V1: system has values", V, base_v, "    duration: 60\n", "    {}\n",
+      "job.yaml:22:5: attributes.system: must not be empty" },
     { "duration >= 0", C, base_c, "duration: 3600.", "duration: -1",
       "job.yaml:30:15: attributes.system.duration: must be >= 0" },
     { "duration is a number", C, base_c, "duration: 3600.", "duration: 1h",
@@ -470,17 +479,22 @@ static const struct invalid_case invalid[] = {
       "scheme: afterok\n        value: f1234",
       "scheme: begin-time\n        value: soon",
       "job.yaml:44:16: attributes.system.dependencies[0].value: must be a "
-      "timestamp (a number >= 0)" },
+      "timestamp (decimal seconds >= 0)" },
     { "begin-time value is not negative", C, base_c,
       "scheme: afterok\n        value: f1234",
-      "scheme: begin-time\n        value: -1",
+      "scheme: begin-time\n        value: \"-1\"",
       "job.yaml:44:16: attributes.system.dependencies[0].value: must be a "
-      "timestamp (a number >= 0)" },
+      "timestamp (decimal seconds >= 0)" },
+    { "begin-time value is a string (RFC 26)", C, base_c,
+      "scheme: afterok\n        value: f1234",
+      "scheme: begin-time\n        value: 1632777640.5",
+      "job.yaml:44:16: attributes.system.dependencies[0].value: must be a "
+      "string" },
     { "begin-time value string is decimal", C, base_c,
       "scheme: afterok\n        value: f1234",
       "scheme: begin-time\n        value: \"nan\"",
       "job.yaml:44:16: attributes.system.dependencies[0].value: must be a "
-      "timestamp (a number >= 0)" },
+      "timestamp (decimal seconds >= 0)" },
     { "string scheme needs type and scope", C, base_c,
       "scheme: afterok\n        value: f1234",
       "scheme: string\n        value: foo",
@@ -516,11 +530,15 @@ static const struct invalid_case invalid[] = {
     { "archive paths are relative", C, base_c, "      script:\n",
       "      /etc/x:\n",
       "job.yaml:49:9: attributes.system.files[\"/etc/x\"]: path must be "
-      "relative, without empty, \".\" or \"..\" components" },
+      "relative and not empty, without \".\" or \"..\" components" },
+    { "archive paths are not empty", C, base_c, "      script:\n",
+      "      \"\":\n",
+      "job.yaml:49:9: attributes.system.files[\"\"]: path must be relative "
+      "and not empty, without \".\" or \"..\" components" },
     { "archive paths have no ..", C, base_c, "      script:\n",
       "      a/../b:\n",
       "job.yaml:49:9: attributes.system.files[\"a/../b\"]: path must be "
-      "relative, without empty, \".\" or \"..\" components" },
+      "relative and not empty, without \".\" or \"..\" components" },
     { "a file is a dictionary", C, base_c,
       "      script:\n        mode: 33216\n        size: 10\n        "
       "encoding: utf-8\n        data: \"#!/bin/sh\\n\"\n",
@@ -544,9 +562,10 @@ static const struct invalid_case invalid[] = {
       "        mode: 33216\n        path: script\n",
       "job.yaml:50:15: attributes.system.files.script.path: not allowed in "
       "a dictionary archive" },
-    { "unknown file key", C, base_c, "        mode: 33216\n",
+    { "unknown file key is a warning", C, base_c, "        mode: 33216\n",
       "        mode: 33216\n        owner: root\n",
-      "job.yaml:50:9: attributes.system.files.script.owner: unknown key" },
+      "warning: job.yaml:50:9: attributes.system.files.script.owner: unknown "
+      "key (ignored)" },
     { "size is >= 0", C, base_c, "size: 10", "size: -1",
       "job.yaml:50:15: attributes.system.files.script.size: must be >= 0" },
     { "mtime is an integer", C, base_c, "        mode: 33216\n",
@@ -650,6 +669,18 @@ static const struct invalid_case invalid[] = {
       "        label: task\n        exclusive: false\n",
       "job.yaml:10:20: resources[0].with[0].exclusive: not allowed except "
       "on a node in jobspec V1" },
+    { "V1: a gpu count is not negative", V, base_v, "count: 1\ntasks",
+      "count: -1\ntasks",
+      "job.yaml:14:20: resources[0].with[0].with[1].count: must be >= 0" },
+    { "V1: a core count is positive", V, base_v, "count: 4", "count: 0",
+      "job.yaml:12:20: resources[0].with[0].with[0].count: must be >= 1" },
+    { "V1: a node count is positive", V, base_v, "count: 2\n    exclusive",
+      "count: 0\n    exclusive",
+      "job.yaml:4:12: resources[0].count: must be >= 1" },
+    { "canonical: a gpu count of 0 is V1 only", C, base_v, "count: 1\ntasks",
+      "count: 0\ntasks",
+      "job.yaml:14:20: resources[0].with[0].with[1].count: must be >= 1 (0 "
+      "GPUs only in jobspec V1)" },
     { "V1: integer counts", V, base_v, "count: 4", "count: \"4\"",
       "job.yaml:12:20: resources[0].with[0].with[0].count: must be an "
       "integer in jobspec V1" },
@@ -676,7 +707,7 @@ static const struct invalid_case invalid[] = {
       "      per_slot: 1\n      per_gpu: 1\n",
       "job.yaml:20:16: tasks[0].count.per_gpu: unknown key" },
     { "V1: system required", V, base_v, "  system:\n    duration: 60\n",
-      "  user: {}\n",
+      "  user: {a: 1}\n",
       "job.yaml:21:3: attributes: missing key \"system\" (required in jobspec "
       "V1)" },
     { "V1: duration required", V, base_v, "    duration: 60\n",
@@ -1219,8 +1250,6 @@ static const struct valid_case valid[] = {
     { "duration 0", "duration: 3600.", "duration: 0" },
     { "integer duration", "duration: 3600.", "duration: 60" },
     { "environment unset with null", "HOME: /home/flux", "HOME: null" },
-    { "begin-time with a number", "scheme: afterok\n        value: f1234",
-      "scheme: begin-time\n        value: 1632777640.5" },
     { "begin-time with a numeric string",
       "scheme: afterok\n        value: f1234",
       "scheme: begin-time\n        value: \"1632777640\"" },
@@ -1259,8 +1288,12 @@ static const struct valid_case valid[] = {
       "    label: nodes\n    id: \"0-1\"\n    unit: box\n" },
     { "explicit exclusive", "    label: nodes\n",
       "    label: nodes\n    exclusive: true\n" },
-    { "negative version (canonical: any integer)", "version: 999",
-      "version: -1" },
+    { "an empty type (RFC 14 silent; flux-core accepts it)", "type: node",
+      "type: \"\"" },
+    { "an empty label (RFC 14 silent; flux-core accepts it)", "label: nodes",
+      "label: \"\"" },
+    { "archive paths with empty components (RFC 37 silent)", "      script:\n",
+      "      a//b/:\n" },
     { "labels on non-slot vertices are unique names too",
       "          - type: gpu\n",
       "          - type: gpu\n            label: g\n" },
@@ -1311,6 +1344,174 @@ static void test_exclusive_defaults (void)
                 rp_jobspec_resource_with_first (slot)),
         "a core in that slot is still exclusive by default");
     rp_jobspec_destroy (js);
+}
+
+/* V1 takes a gpu count of 0 (RFC 25: "a single integer value"; flux-core's
+ * V1 checks take it): it asks for no GPU. */
+static void test_v1_no_gpu (void)
+{
+    struct invalid_case t = { "gpu 0",           V, base_v, "count: 1\ntasks",
+                              "count: 0\ntasks", "" };
+    char *doc = substitute (&t);
+    struct rp_diags *d = rp_diags_create ();
+    struct rp_jobspec *js =
+        rp_jobspec_load (doc, strlen (doc), "job.yaml", V, d);
+    const struct rp_jobspec_resource *gpu = NULL;
+    char *got = joined (d);
+
+    ok (js != NULL, "V1: a gpu count of 0 is valid");
+    is (got, "", "V1: with no message");
+    if (js)
+        gpu = rp_jobspec_resource_next (rp_jobspec_resource_with_first (
+            rp_jobspec_resource_with_first (rp_jobspec_resource_first (js))));
+    ok (gpu && rp_jobspec_resource_count (gpu)->min == 0
+            && rp_jobspec_resource_count (gpu)->max == 0
+            && rp_jobspec_resource_count_contains (gpu, 0)
+            && !rp_jobspec_resource_count_contains (gpu, 1)
+            && rp_jobspec_resource_total (gpu) == 0,
+        "V1: it counts 0 and only 0");
+    ok (js && rp_jobspec_facts (js)->gpus_per_slot == 0
+            && rp_jobspec_facts (js)->cores_per_slot == 4
+            && rp_jobspec_facts (js)->exact,
+        "V1: no GPU per slot");
+    rp_jobspec_destroy (js);
+    rp_diags_destroy (d);
+    free (got);
+    free (doc);
+}
+
+/* --- nested slots ------------------------------------------------------ */
+
+/* The storage use case flux-core accepts: 2 slots, each an ssd and an
+ * exclusive node holding a slot of 5 cores and 7 GPUs; the tasks run in
+ * the inner slot.  %s is the task's slot and count. */
+static const char storage_doc[] = "version: 1\n"
+                                  "resources:\n"
+                                  "  - type: slot\n"
+                                  "    count: 2\n"
+                                  "    label: storage\n"
+                                  "    with:\n"
+                                  "      - type: ssd\n"
+                                  "        count: 1\n"
+                                  "      - type: node\n"
+                                  "        exclusive: true\n"
+                                  "        count: 1\n"
+                                  "        with:\n"
+                                  "          - type: slot\n"
+                                  "            label: task\n"
+                                  "            count: 1\n"
+                                  "            with:\n"
+                                  "              - type: core\n"
+                                  "                count: 5\n"
+                                  "              - type: gpu\n"
+                                  "                count: 7\n"
+                                  "              - type: memory\n"
+                                  "                count: 2\n"
+                                  "tasks:\n"
+                                  "  - command: [\"true\"]\n"
+                                  "    %s\n"
+                                  "attributes:\n"
+                                  "  system:\n"
+                                  "    duration: 3600\n";
+
+static struct rp_jobspec *
+storage (const char *task, enum rp_jobspec_profile profile, struct rp_diags *d)
+{
+    char doc[sizeof (storage_doc) + 128];
+
+    snprintf (doc, sizeof (doc), storage_doc, task);
+    return rp_jobspec_load (doc, strlen (doc), "s.yaml", profile, d);
+}
+
+static uint64_t ntasks (const char *task)
+{
+    struct rp_jobspec *js = storage (task, C, NULL);
+    uint64_t n = js ? rp_jobspec_facts (js)->ntasks : 0;
+
+    rp_jobspec_destroy (js);
+    return n;
+}
+
+/* A slot inside a slot (RFC 14: a slot is "a valid resource spec", and
+ * "with" holds resource vertices): everything inside the inner slot is
+ * inside the outer one too; tasks count against the slot they name. */
+static void test_nested_slots (void)
+{
+    struct rp_diags *d = rp_diags_create ();
+    struct rp_jobspec *js =
+        storage ("slot: task\n    count: {per_slot: 1}", C, d);
+    const struct rp_jobspec_resource *outer, *node, *inner;
+    const struct rp_jobspec_facts *f;
+    char *got = joined (d);
+
+    ok (js != NULL, "a slot inside a slot is valid canonical jobspec");
+    is (got, "", "with no message");
+    free (got);
+    if (!js)
+        BAIL_OUT ("the storage use case does not load");
+    outer = rp_jobspec_resource_first (js);
+    node = rp_jobspec_resource_next (rp_jobspec_resource_with_first (outer));
+    inner = rp_jobspec_resource_with_first (node);
+    ok (rp_jobspec_slot_find (js, "storage") == outer
+            && rp_jobspec_slot_find (js, "task") == inner,
+        "both slots are found by label");
+    ok (rp_jobspec_slot_count_type (outer, "ssd") == 1
+            && rp_jobspec_slot_count_type (outer, "node") == 1
+            && rp_jobspec_slot_count_type (outer, "slot") == 1
+            && rp_jobspec_slot_count_type (outer, "core") == 5
+            && rp_jobspec_slot_count_type (outer, "gpu") == 7
+            && rp_jobspec_slot_memory (outer) == 2 * GiB,
+        "the outer slot counts what its nested slot holds");
+    ok (rp_jobspec_slot_count_type (inner, "core") == 5
+            && rp_jobspec_slot_count_type (inner, "gpu") == 7
+            && rp_jobspec_slot_count_type (inner, "ssd") == 0
+            && rp_jobspec_slot_memory (inner) == 2 * GiB,
+        "the inner slot counts only what it holds");
+    ok (rp_jobspec_resource_total (inner) == 2
+            && rp_jobspec_resource_total (
+                   rp_jobspec_resource_with_first (inner))
+                   == 10,
+        "2 inner slots, 10 cores in the whole request");
+    ok (rp_jobspec_resource_exclusive (node)
+            && rp_jobspec_resource_exclusive (inner),
+        "the node and the inner slot are exclusive");
+    f = rp_jobspec_facts (js);
+    ok (f->nnodes == 2 && f->nslots == 2 && f->cores_per_slot == 5
+            && f->gpus_per_slot == 7 && f->memory_per_slot == 2 * GiB
+            && f->uniform && f->exclusive && f->ntasks == 2,
+        "facts: 2 outermost slots of 5 cores and 7 GPUs, 2 tasks");
+    rp_jobspec_destroy (js);
+    ok (ntasks ("slot: storage\n    count: {per_slot: 3}") == 6,
+        "per_slot on the outer slot: 3 tasks per outer slot");
+    ok (ntasks ("slot: storage\n    count: {per_resource: {type: gpu, "
+                "count: 1}}")
+            == 14,
+        "per_resource on the outer slot counts the GPUs of its inner slot");
+    ok (ntasks ("slot: task\n    count: {per_resource: {type: core, "
+                "count: 2}}")
+            == 20,
+        "per_resource on the inner slot: 2 tasks per core");
+
+    rp_diags_clear (d);
+    js = storage ("slot: task\n    count: {per_resource: {type: ssd, "
+                  "count: 1}}",
+                  C, d);
+    got = joined (d);
+    ok (js == NULL, "per_resource on the inner slot of a type outside it");
+    is (got,
+        "s.yaml:26:34: tasks[0].count.per_resource.type: no resource of type "
+        "\"ssd\" in slot \"task\"",
+        "is refused: the type is not inside the task's slot");
+    free (got);
+    rp_diags_clear (d);
+    js = storage ("slot: task\n    count: {per_slot: 1}", V, d);
+    got = joined (d);
+    ok (js == NULL
+            && strstr (got, "resources[0].with[1].type: must be core "
+                            "or gpu in jobspec V1"),
+        "V1 refuses it (its shapes have no slot in a slot)");
+    free (got);
+    rp_diags_destroy (d);
 }
 
 /* --- bounds and arguments ----------------------------------------------- */
@@ -1474,6 +1675,8 @@ int main (void)
     test_collects_all ();
     test_valid ();
     test_exclusive_defaults ();
+    test_v1_no_gpu ();
+    test_nested_slots ();
     test_conformance ();
     test_rfc26 ();
     test_model ();

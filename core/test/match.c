@@ -48,6 +48,8 @@
     "{type: cluster, count: " n ", exclusive: true, with: [" with "]}"
 #define SWITCH(n, with) "{type: switch, count: " n ", with: [" with "]}"
 #define ONE(type, n) "{type: " type ", count: " n "}"
+/* An outer slot (label o) around the inner slot s the task names. */
+#define OSLOT(n, with) "{type: slot, label: o, count: " n ", with: [" with "]}"
 #define L(...) "[" __VA_ARGS__ "]"
 
 static struct rp_jobspec *jobspec (const char *resources,
@@ -221,6 +223,35 @@ static const struct vdef switch_graph[] = {
     { NULL, 0, 0, NULL, 0, 0, NULL },
 };
 
+/* cluster > rack0 > ssd0 (2 units), node0 (2 cores, 1 GPU), node1 (4
+ * cores, 2 GPUs); rack1 > ssd1 (1 unit), node2 (4 cores, 2 GPUs). */
+static const struct vdef storage_graph[] = {
+    { "cluster", 0, 1, NULL, -1, -1, NULL }, /* 0 */
+    { "rack", 0, 1, NULL, 0, -1, NULL },     /* 1 */
+    { "ssd", 0, 2, NULL, 1, -1, NULL },
+    { "node", 0, 1, NULL, 1, 0, NULL }, /* 3 */
+    { "core", 0, 1, NULL, 3, -1, NULL },
+    { "core", 1, 1, NULL, 3, -1, NULL },
+    { "gpu", 0, 1, NULL, 3, -1, NULL },
+    { "node", 1, 1, NULL, 1, 1, NULL }, /* 7 */
+    { "core", 0, 1, NULL, 7, -1, NULL },
+    { "core", 1, 1, NULL, 7, -1, NULL },
+    { "core", 2, 1, NULL, 7, -1, NULL },
+    { "core", 3, 1, NULL, 7, -1, NULL },
+    { "gpu", 0, 1, NULL, 7, -1, NULL },
+    { "gpu", 1, 1, NULL, 7, -1, NULL },
+    { "rack", 1, 1, NULL, 0, -1, NULL }, /* 14 */
+    { "ssd", 1, 1, NULL, 14, -1, NULL },
+    { "node", 2, 1, NULL, 14, 2, NULL }, /* 16 */
+    { "core", 0, 1, NULL, 16, -1, NULL },
+    { "core", 1, 1, NULL, 16, -1, NULL },
+    { "core", 2, 1, NULL, 16, -1, NULL },
+    { "core", 3, 1, NULL, 16, -1, NULL },
+    { "gpu", 0, 1, NULL, 16, -1, NULL },
+    { "gpu", 1, 1, NULL, 16, -1, NULL },
+    { NULL, 0, 0, NULL, 0, 0, NULL },
+};
+
 static struct rp_graph *graph_build (const struct vdef *def)
 {
     struct rp_graph *g = rp_graph_create ();
@@ -263,6 +294,8 @@ static struct rp_matcher *matcher (const char *spec)
         g = graph_build (rack_graph);
     else if (strcmp (spec, "switches") == 0)
         g = graph_build (switch_graph);
+    else if (strcmp (spec, "storage") == 0)
+        g = graph_build (storage_graph);
     else if (!(g = rp_graph_generate (spec, &e)))
         BAIL_OUT ("rp_graph_generate %s: %s", spec, e.text);
     if (!(m = rp_matcher_create (g, &e)))
@@ -432,12 +465,34 @@ static void run_seq (const struct seq *q)
 #define G1 "nodes=4,sockets=2,cores=4,gpus=2"
 #define W1 "0-7g0-1" /* a whole G1 node */
 
+/* A slot inside a slot: each outer slot is 1 unit of ssd and an exclusive
+ * node holding the inner slot (3 cores and 2 GPUs), which spans no
+ * target; the outer one holds a target, so it spans them. */
+#define STORAGE(n)                                                             \
+    OSLOT (n, ONE ("ssd",                                                      \
+                   "1") "," XNODE ("1", SLOT ("1", CORE ("3") "," GPU ("2"))))
+
 /* Racks: an exclusive rack takes every node below it, so each must
  * satisfy the constraint, not only the nodes its request places. */
 #define XRACK1 L (XRACK ("1", NODE ("1", SLOT ("1", CORE ("1")))))
 #define XRACK2 L (XRACK ("2", NODE ("1", SLOT ("1", CORE ("1")))))
 
 static const struct seq seqs[] = {
+    { "a slot inside a slot",
+      "storage",
+      { "s " L (STORAGE ("3")), "a " L (STORAGE ("2")), "s " L (STORAGE ("1")),
+        "a " L (STORAGE ("1")), "f 1", "a " L (RACK ("1", STORAGE ("2"))),
+        "a " L (RACK ("1", STORAGE ("1"))), "r 4 1", "a " L (STORAGE ("1")),
+        "a " L (OSLOT ("1", SLOT ("2", CORE ("1")))), NULL },
+      { "ENODEV: needs 3 slots of 1 ssd and 1 node with 1 slot of 3 cores and "
+        "2 GPUs each, 2 fit",
+        "1:c0-3g0-1 2:c0-3g0-1", "ok",
+        "EBUSY: needs 1 slot of 1 ssd and 1 node with 1 slot of 3 cores and 2 "
+        "GPUs, 0 fit now",
+        "ok",
+        "ENODEV: needs 1 rack with 2 slots of 1 ssd and 1 node with 1 slot of "
+        "3 cores and 2 GPUs, the resource set has 0",
+        "1:c0-3g0-1", "gone", "1:c0-3g0-1", "0:c0-1" } },
     { "a top-level request for the root's type gets the root",
       "nodes=2,cores=2",
       { "a " L (CLUSTER ("1", SLOT ("1", CORE ("1")))),
@@ -878,6 +933,36 @@ static void test_scheduling (void)
     rp_matcher_destroy (m);
 }
 
+/* A V1 gpu count of 0 asks for no GPU: it is no request, not an error. */
+static void test_zero_count (void)
+{
+    static const char doc[] =
+        "version: 1\n"
+        "resources: [{type: node, count: 2, with: [{type: slot, count: 1, "
+        "label: s, with: [{type: core, count: 2}, {type: gpu, count: 0}]}]}]\n"
+        "tasks: [{command: [a], slot: s, count: {per_slot: 1}}]\n"
+        "attributes: {system: {duration: 0}}\n";
+    struct rp_jobspec *js =
+        rp_jobspec_load (doc, strlen (doc), "job", RP_JOBSPEC_V1, NULL);
+    struct rp_matcher *m = matcher (G1);
+    struct rp_rset *R;
+    rp_error_t e;
+    char out[512] = "";
+
+    if (!js)
+        BAIL_OUT ("a V1 gpu count of 0 does not load");
+    if ((R = rp_matcher_allocate (m, 1, js, 0, &e)))
+        summary (R, out, sizeof (out));
+    else
+        error_text (out, sizeof (out), errno, e.text);
+    is (out, "0:c0-1 1:c0-1", "a gpu count of 0: the cores, no GPU");
+    ok (rp_matcher_satisfiability (m, js, &e) == 0, "and it is satisfiable");
+    ok (rp_matcher_check (m, &e) == 0, "the state is consistent");
+    rp_rset_destroy (R);
+    rp_jobspec_destroy (js);
+    rp_matcher_destroy (m);
+}
+
 /* The same sequence twice gives byte-identical R. */
 static char *determinism_run (void)
 {
@@ -1039,6 +1124,11 @@ static const struct pcase pcases[] = {
       0,
       L (NODE ("1", SLOT ("1", CORE ("1")))),
       "1:c1" },
+    { "score: a slot inside a slot",
+      { .stop_after = 0, .score = fake_score },
+      0,
+      L (OSLOT ("2", XNODE ("1", SLOT ("1", CORE ("1"))))),
+      "2:c" W1 " 3:c" W1 },
     { "score fails",
       { .score = fake_score },
       1,
@@ -1320,6 +1410,7 @@ int main (void)
     test_jobs_and_times ();
     test_check ();
     test_scheduling ();
+    test_zero_count ();
     test_determinism ();
     test_policies ();
     test_first_pass ();

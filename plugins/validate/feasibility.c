@@ -22,6 +22,12 @@
  * "feasibility: plugin failed" and the matcher's message, since the job
  * was not judged.
  *
+ * The jobspec is the one the host read, in the host's profile: the plugin
+ * has none of its own, and judges canonical jobspec (RFC 14: a slot of
+ * nodes, ranges, a slot inside a slot) as the matcher does, whenever the
+ * host reads it so (respol jobspec validate --profile=canonical; V1, what a
+ * Flux instance accepts at submission, is that command's default).
+ *
  * Decisions: FILE must be an absolute path (the configuration must mean
  * the same thing whatever the current directory of the process that
  * loads it); the XML's node is rank 0, named by the host name the
