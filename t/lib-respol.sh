@@ -13,16 +13,18 @@ export SHARNESS_TEST_SRCDIR RESPOL_SRCDIR RESPOL_BUILDDIR SHARNESS_BUILD_DIRECTO
 
 # The plugin loader refuses a plugin or configuration below a directory
 # that is not owned by root or the user, or is writable by group or others
-# (core/plugin.c), /tmp included.  When the build tree is below such a
-# directory, the trash directories go under $HOME/.respol-test/TREE instead,
-# and the plugins the tests load are copied there (after sharness starts).
+# without the sticky bit (core/plugin.c; /tmp passes, a 0777 directory does
+# not).  When the build tree is below such a directory, the trash
+# directories go under $HOME/.respol-test/TREE instead, and the plugins the
+# tests load are copied there (after sharness starts).
 umask 022
 respol_dir_safe() {
 	_d=$(cd -P "$1" 2>/dev/null && pwd) || return 1
 	while :; do
 		_s=$(stat -L -c '%u %a' "$_d") || return 1
 		test "${_s% *}" = 0 || test "${_s% *}" = "$(id -u)" || return 1
-		test $((0${_s#* } & 022)) = 0 || return 1
+		test $((0${_s#* } & 022)) = 0 || test $((0${_s#* } & 01000)) != 0 ||
+			return 1
 		test "$_d" = / && return 0
 		_d=$(dirname "$_d")
 	done
