@@ -60,6 +60,7 @@
 #include "core/paths.h"
 #include "respol/config.h"
 #include "respol/document.h"
+#include "respol/instance.h"
 #include "respol/match.h"
 
 #include "core/plugin_private.h"
@@ -800,6 +801,31 @@ const char *rp_config_path (const struct rp_config *cfg)
 }
 
 /* --- stacks ------------------------------------------------------------- */
+
+static void stack_job_event (const struct rp_stack *s, int event,
+                             const struct rp_job *job)
+{
+    for (size_t i = 0; i < s->count; i++) {
+        struct rp_plugin *p = s->v[i];
+        if (!p->job_event)
+            continue;
+        p->error[0] = '\0';
+        if (p->job_event (p, event, job) != 0)
+            plugin_log (p, RP_LOG_ERR, "job_event (%s) failed%s%s",
+                        rp_job_event_name (event), p->error[0] ? ": " : "",
+                        p->error);
+    }
+}
+
+void config_job_event (const struct rp_config *cfg, int event,
+                       const struct rp_job *job)
+{
+    if (!cfg)
+        return;
+    stack_job_event (&cfg->stacks[RP_PLUGIN_VALIDATE - 1], event, job);
+    stack_job_event (&cfg->stacks[RP_PLUGIN_MATCH - 1], event, job);
+    stack_job_event (&cfg->policies, event, job);
+}
 
 const struct rp_stack *rp_config_stack (const struct rp_config *cfg,
                                         uint32_t kind)

@@ -112,6 +112,7 @@
 #include "respol/constraint.h"
 #include "respol/match.h"
 
+#include "core/context_private.h"
 #include "core/graph_private.h"
 #include "core/plugin_private.h"
 
@@ -146,6 +147,8 @@ struct job {
 struct rp_matcher {
     struct rp_graph *g;
     const struct rp_plugin *policy;
+    const struct rp_context *ctx;   /* borrowed: rp_matcher_set_context */
+    const struct rp_instance *inst; /* borrowed: rp_matcher_set_instance */
     size_t nvertices;
     size_t ntypes;
     bool *type_pool;        /* per type: its vertices are pools */
@@ -2439,6 +2442,29 @@ json_t *rp_matcher_stat (const struct rp_matcher *m)
 const struct rp_graph *rp_match_graph (const struct rp_match *m)
 {
     return m ? m->g : NULL;
+}
+
+const struct rp_context *rp_match_context (const struct rp_match *m)
+{
+    return m && m->m->ctx ? m->m->ctx : context_empty ();
+}
+
+const struct rp_instance *rp_match_instance (const struct rp_match *m)
+{
+    return m ? m->m->inst : NULL;
+}
+
+void rp_matcher_set_context (struct rp_matcher *m, const struct rp_context *ctx)
+{
+    if (m)
+        m->ctx = ctx;
+}
+
+void rp_matcher_set_instance (struct rp_matcher *m,
+                              const struct rp_instance *inst)
+{
+    if (m)
+        m->inst = inst;
 }
 
 const struct rp_jobspec *rp_match_jobspec (const struct rp_match *m)

@@ -116,10 +116,10 @@
     (offsetof (struct rp_plugin_desc, name) + sizeof (const char *))
 #define MATCH_OPS_SIZE_V1                                                      \
     (offsetof (struct rp_match_ops, stop_after) + sizeof (uint32_t))
-/* Does a match ops table of the given size cover field? */
-#define MATCH_COVERS(size, field)                                              \
-    ((size) >= offsetof (struct rp_match_ops, field)                           \
-                   + sizeof (((struct rp_match_ops *)0)->field))
+/* Does an ops table (of type T) of the given size cover field? */
+#define OPS_COVERS(T, size, field)                                             \
+    ((size) >= offsetof (T, field) + sizeof (((T *)0)->field))
+#define MATCH_COVERS(size, field) OPS_COVERS (struct rp_match_ops, size, field)
 
 static pthread_mutex_t ltdl_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Held around every init and fini call.  Recursive: an init may load a
@@ -210,6 +210,17 @@ static void *svc_get_data (struct rp_plugin *p)
 static const char *svc_name (struct rp_plugin *p)
 {
     return p->instance;
+}
+
+void plugin_log (struct rp_plugin *p, int level, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+
+    va_start (ap, fmt);
+    vsnprintf (buf, sizeof (buf), fmt, ap);
+    va_end (ap);
+    log_fn (p->instance ? p->instance : p->name, level, buf, log_arg);
 }
 
 static const struct rp_host_services services = {
@@ -818,6 +829,8 @@ static void copy_match_ops (struct rp_match_ops *to,
         to->prune = ops->prune;
     if (MATCH_COVERS (ops->size, order_candidates))
         to->order_candidates = ops->order_candidates;
+    if (MATCH_COVERS (ops->size, job_event))
+        to->job_event = ops->job_event;
 }
 
 /* Copy what the host shows of the descriptor into p. */
@@ -832,10 +845,15 @@ static int copy_desc (struct rp_plugin *p, const struct rp_plugin_desc *d)
     p->version = strdup_or_null (d->version, &oom);
     p->description = strdup_or_null (d->description, &oom);
     p->fini = d->fini;
-    if (d->kind == RP_PLUGIN_VALIDATE)
-        p->validate = ((const struct rp_validate_ops *)d->ops)->validate;
-    else
+    if (d->kind == RP_PLUGIN_VALIDATE) {
+        const struct rp_validate_ops *ops = d->ops;
+        p->validate = ops->validate;
+        if (OPS_COVERS (struct rp_validate_ops, ops->size, job_event))
+            p->job_event = ops->job_event;
+    } else {
         copy_match_ops (&p->match, d->ops);
+        p->job_event = p->match.job_event;
+    }
     return oom ? -1 : 0;
 }
 
@@ -1101,6 +1119,7 @@ struct rp_plugin *rp_plugin_inspect (const char *path, rp_error_t *error)
     p->desc = NULL;
     p->fini = NULL;
     p->validate = NULL;
+    p->job_event = NULL;
     memset (&p->match, 0, sizeof (p->match));
     if (!(p->instance = strdup (p->name))) {
         plugin_close (p);

@@ -33,6 +33,8 @@ struct rp_plugin {
     void (*fini) (struct rp_plugin *p);
     int (*validate) (struct rp_plugin *p, const struct rp_jobspec *js,
                      struct rp_validation *v);
+    /* Either kind's job_event when its ops table covers it, else NULL. */
+    int (*job_event) (struct rp_plugin *p, int event, const struct rp_job *job);
     /* Kind match: the plugin's ops as the host sees them: the fields its
      * size covers, copied; the others NULL / 0.  Callers need no size
      * checks. */
@@ -57,6 +59,17 @@ int plugin_start (struct rp_plugin *p, const char *instance, json_t *config,
                   rp_error_t *error);
 /* fini (if init succeeded), unload, free.  Accepts NULL, keeps errno. */
 void plugin_close (struct rp_plugin *p);
+
+/* Log as the instance p, as svc->log does. */
+void plugin_log (struct rp_plugin *p, int level, const char *fmt, ...)
+    __attribute__ ((format (printf, 3, 4)));
+
+/* Deliver a job event (an enum rp_job_event) to every instance of the
+ * validate stack, then the match stack, of cfg that has a job_event
+ * operation (core/config.c).  A failure is logged with the instance
+ * name; delivery goes on. */
+void config_job_event (const struct rp_config *cfg, int event,
+                       const struct rp_job *job);
 
 /* The search path for plugin names: the configuration's directories
  * (cfg_dirs, ncfg of them), then the absolute entries of

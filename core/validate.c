@@ -28,6 +28,7 @@
 #include "respol/config.h"
 #include "respol/jobspec.h"
 
+#include "core/context_private.h"
 #include "core/plugin_private.h"
 
 /* Bounds on an amendment path ("system.queue"): it is plugin input. */
@@ -37,8 +38,11 @@
 struct rp_validation {
     struct rp_plugin *p;
     struct rp_diags *diags;
+    const struct rp_context *ctx;
+    const struct rp_instance *inst;
     size_t warnings;
     char *reject;   /* the reason given, or NULL */
+    char *hold;     /* the hold's reason, or NULL */
     json_t *amends; /* [[path, value], ...] or NULL */
     bool oom;
 };
@@ -67,20 +71,48 @@ int rp_validation_warn (struct rp_validation *v, const char *fmt, ...)
     return RP_WARN;
 }
 
-int rp_validation_reject (struct rp_validation *v, const char *fmt, ...)
+/* Keep the message of fmt in *where (replacing an earlier one). */
+static void keep_message (struct rp_validation *v, char **where,
+                          const char *fmt, va_list ap)
 {
     char *msg;
-    va_list ap;
 
-    va_start (ap, fmt);
     if (vasprintf (&msg, fmt, ap) < 0) {
         msg = NULL;
         v->oom = true;
     }
+    free (*where);
+    *where = msg;
+}
+
+int rp_validation_reject (struct rp_validation *v, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start (ap, fmt);
+    keep_message (v, &v->reject, fmt, ap);
     va_end (ap);
-    free (v->reject);
-    v->reject = msg;
     return RP_REJECT;
+}
+
+int rp_validation_hold (struct rp_validation *v, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start (ap, fmt);
+    keep_message (v, &v->hold, fmt, ap);
+    va_end (ap);
+    return RP_HOLD;
+}
+
+const struct rp_context *rp_validation_context (const struct rp_validation *v)
+{
+    return v && v->ctx ? v->ctx : context_empty ();
+}
+
+const struct rp_instance *rp_validation_instance (const struct rp_validation *v)
+{
+    return v ? v->inst : NULL;
 }
 
 /* A path must be valid UTF-8: its segments become JSON object keys. */
@@ -224,56 +256,95 @@ struct run {
     const struct rp_jobspec *cur; /* the jobspec the next validator sees */
     struct rp_jobspec *owned;     /* cur, when an amendment made it */
     struct rp_diags *diags;
+    const struct rp_context *ctx;
+    const struct rp_instance *inst;
+    char *reason; /* "<instance>: <message>" of the rejection or first hold */
     bool warned;
+    bool held;
     bool oom;
 };
+
+static void set_reason (struct run *r, const char *who, const char *msg)
+{
+    free (r->reason);
+    if (asprintf (&r->reason, "%s: %s", who, msg) < 0) {
+        r->reason = NULL;
+        r->oom = true;
+    }
+}
 
 static void reject (struct run *r, struct rp_plugin *p, int rc,
                     const struct rp_validation *v)
 {
     const char *who = p->instance;
 
-    if (rc == RP_REJECT && v->reject)
-        rp_diags_add (r->diags, RP_DIAG_ERROR, "%s: %s", who, v->reject);
-    else if (rc == RP_REJECT)
-        rp_diags_add (r->diags, RP_DIAG_ERROR, "%s: rejected", who);
+    char buf[RP_ERROR_TEXT_SIZE + 32];
+    const char *msg = buf;
+
+    if (rc == RP_REJECT)
+        msg = v->reject ? v->reject : "rejected";
     else if (p->error[0])
-        rp_diags_add (r->diags, RP_DIAG_ERROR, "%s: plugin failed: %s", who,
-                      p->error);
+        snprintf (buf, sizeof (buf), "plugin failed: %s", p->error);
     else
-        rp_diags_add (r->diags, RP_DIAG_ERROR, "%s: plugin failed", who);
+        snprintf (buf, sizeof (buf), "plugin failed");
+    rp_diags_add (r->diags, RP_DIAG_ERROR, "%s: %s", who, msg);
+    set_reason (r, who, msg);
+}
+
+/* A hold: the first one's reason is the stack's; the stack goes on. */
+static void hold (struct run *r, struct rp_plugin *p,
+                  const struct rp_validation *v)
+{
+    if (r->held)
+        return;
+    r->held = true;
+    set_reason (r, p->instance, v->hold ? v->hold : "held");
 }
 
 /* Run one validator; false when the stack stops here. */
 static bool run_one (struct run *r, struct rp_plugin *p)
 {
-    struct rp_validation v = { .p = p, .diags = r->diags };
+    struct rp_validation v = { .p = p,
+                               .diags = r->diags,
+                               .ctx = r->ctx,
+                               .inst = r->inst };
     struct rp_jobspec *js = NULL;
+    bool valid;
     int rc;
 
     p->error[0] = '\0';
     rc = p->validate (p, r->cur, &v);
+    valid = rc == RP_ACCEPT || rc == RP_WARN || rc == RP_HOLD;
     if (rc == RP_WARN || v.warnings)
         r->warned = true;
-    if (rc != RP_ACCEPT && rc != RP_WARN)
+    if (!valid)
         reject (r, p, rc, &v);
     else if (v.amends && (js = amend (r->cur, &v, &r->oom))) {
         rp_jobspec_destroy (r->owned);
         r->cur = r->owned = js;
     }
+    if (valid && v.amends && !js)
+        set_reason (r, p->instance, "amended jobspec refused");
+    if (rc == RP_HOLD)
+        hold (r, p, &v);
     r->oom |= v.oom;
     free (v.reject);
+    free (v.hold);
     json_decref (v.amends);
-    return (rc == RP_ACCEPT || rc == RP_WARN) && (!v.amends || js);
+    return valid && (!v.amends || js);
 }
 
-int rp_config_validate (const struct rp_config *cfg,
-                        const struct rp_jobspec *js,
-                        struct rp_jobspec **amended, struct rp_diags *diags)
+int rp_config_validate_job (const struct rp_config *cfg,
+                            const struct rp_jobspec *js,
+                            const struct rp_context *ctx,
+                            const struct rp_instance *inst,
+                            struct rp_jobspec **amended, char **reason,
+                            struct rp_diags *diags)
 {
     const struct rp_stack *s = rp_config_stack (cfg, RP_PLUGIN_VALIDATE);
-    struct run r = { .cur = js, .diags = diags };
+    struct run r = { .cur = js, .diags = diags, .ctx = ctx, .inst = inst };
     bool accepted = true;
+    int verdict;
 
     if (!s || !js) {
         errno = EINVAL;
@@ -283,19 +354,54 @@ int rp_config_validate (const struct rp_config *cfg,
      * own state, never the stack. */
     for (size_t i = 0; accepted && i < rp_stack_count (s); i++)
         accepted = run_one (&r, (struct rp_plugin *)rp_stack_plugin (s, i));
-    if (r.oom || !accepted) {
+    if (r.oom) {
         rp_jobspec_destroy (r.owned);
-        if (r.oom) {
-            errno = ENOMEM;
-            return -1;
-        }
-        if (amended)
-            *amended = NULL;
-        return RP_REJECT;
+        free (r.reason);
+        errno = ENOMEM;
+        return -1;
     }
+    if (!accepted) {
+        rp_jobspec_destroy (r.owned);
+        r.owned = NULL;
+        verdict = RP_REJECT;
+    } else
+        verdict = r.held ? RP_HOLD : r.warned ? RP_WARN : RP_ACCEPT;
     if (amended)
         *amended = r.owned;
     else
         rp_jobspec_destroy (r.owned);
-    return r.warned ? RP_WARN : RP_ACCEPT;
+    if (reason && (verdict == RP_REJECT || verdict == RP_HOLD))
+        *reason = r.reason;
+    else {
+        if (reason)
+            *reason = NULL;
+        free (r.reason);
+    }
+    return verdict;
+}
+
+int rp_config_validate (const struct rp_config *cfg,
+                        const struct rp_jobspec *js,
+                        struct rp_jobspec **amended, struct rp_diags *diags)
+{
+    char *reason = NULL;
+    int verdict = rp_config_validate_job (cfg, js, NULL, NULL, amended,
+                                          &reason, diags);
+
+    /* This function's callers know three verdicts: a hold is a warning. */
+    if (verdict == RP_HOLD) {
+        if (rp_diags_add (diags, RP_DIAG_WARNING, "held: %s", reason) < 0
+            && diags) {
+            free (reason);
+            if (amended) {
+                rp_jobspec_destroy (*amended);
+                *amended = NULL;
+            }
+            errno = ENOMEM;
+            return -1;
+        }
+        verdict = RP_WARN;
+    }
+    free (reason);
+    return verdict;
 }

@@ -81,7 +81,7 @@ test_expect_success 'the installed files' '
 	test -f "$LIBDIR/librespol.so" &&
 	ls "$PLUGINDIR"/*.so | sed "s|^$PLUGINDIR/||" >plugins &&
 	printf "%s\n" feasibility.so first.so high.so limits.so locality.so low.so \
-		pack.so queues.so require-duration.so spread.so >expected &&
+		pack.so queues.so require-duration.so spread.so user-limits.so >expected &&
 	test_cmp expected plugins &&
 	ls "$EXAMPLES" >examples &&
 	printf "%s\n" README.md respol.yaml site-validator.c >expected &&

@@ -215,6 +215,27 @@ int rp_config_validate (const struct rp_config *cfg,
                         const struct rp_jobspec *js,
                         struct rp_jobspec **amended, struct rp_diags *diags);
 
+/* rp_config_validate for a job of an instance: the validators see ctx
+ * (respol/context.h; may be NULL: nothing known) and inst
+ * (respol/instance.h; NULL where the host holds no instance state), and
+ * may hold the job (RP_HOLD: valid, but it must wait).  A hold does not
+ * stop the stack (a later validator may still reject); the first hold's
+ * reason is the stack's.  Returns RP_REJECT, else RP_HOLD when a
+ * validator held the job, else RP_WARN when there was any warning, else
+ * RP_ACCEPT; amendments are kept (*amended) for every verdict but
+ * RP_REJECT.  For RP_REJECT and RP_HOLD, *reason (if reason is not NULL)
+ * is "<instance>: <message>", which the caller must free; else NULL.
+ * rp_config_validate is this function without context and instance, and
+ * reports a hold as a warning "held: <instance>: <message>" (RP_WARN). */
+struct rp_context;
+struct rp_instance;
+int rp_config_validate_job (const struct rp_config *cfg,
+                            const struct rp_jobspec *js,
+                            const struct rp_context *ctx,
+                            const struct rp_instance *inst,
+                            struct rp_jobspec **amended, char **reason,
+                            struct rp_diags *diags);
+
 #ifdef __cplusplus
 }
 #endif

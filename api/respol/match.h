@@ -91,6 +91,17 @@ int rp_matcher_set_policy (struct rp_matcher *m, const struct rp_plugin *p,
 /* The policy's instance name, or "first" for the built-in. */
 const char *rp_matcher_policy_name (const struct rp_matcher *m);
 
+/* What a policy reads with rp_match_context and rp_match_instance during
+ * the next allocate and satisfiability calls: who submits the job (NULL:
+ * nothing known) and the instance's jobs and usage (NULL: none).  Both
+ * borrowed: they must outlive those calls or be replaced. */
+struct rp_context;
+struct rp_instance;
+void rp_matcher_set_context (struct rp_matcher *m,
+                             const struct rp_context *ctx);
+void rp_matcher_set_instance (struct rp_matcher *m,
+                              const struct rp_instance *inst);
+
 /* Allocate resources to job jobid for js (borrowed).  now: the start time,
  * seconds since the epoch.  Returns the job's R (a copy: caller destroys).
  * On failure returns NULL, allocates nothing, and sets errno:

@@ -54,6 +54,11 @@
 #include <respol/graph.h>
 #include <respol/jobspec.h>
 
+/* respol/context.h, respol/instance.h (which include this header). */
+struct rp_context;
+struct rp_instance;
+struct rp_job;
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -177,6 +182,8 @@ enum rp_verdict {
     RP_ACCEPT = 0,
     RP_WARN = 1,   /* accept, with the messages given by rp_validation_warn */
     RP_REJECT = 2, /* reject, with the message given by rp_validation_reject */
+    RP_HOLD = 3,   /* valid, but not now: the job stays pending with the
+                    * reason given by rp_validation_hold */
 };
 
 /* One run of the stack over one jobspec.  Opaque; borrowed for the
@@ -194,6 +201,13 @@ struct rp_validate_ops {
     int (*validate) (struct rp_plugin *p, const struct rp_jobspec *js,
                      struct rp_validation *v);
 
+    /* A job's life changed in the instance the host runs (respol/
+     * instance.h): event is an enum rp_job_event, job is borrowed for the
+     * call (read it with the rp_job_* accessors).  Return 0, or -1 after
+     * svc->error (): the host logs the failure and goes on.  Optional;
+     * called only where the host holds instance state. */
+    int (*job_event) (struct rp_plugin *p, int event, const struct rp_job *job);
+
     /* New operations are added here, at the end. */
 };
 
@@ -206,6 +220,26 @@ int rp_validation_warn (struct rp_validation *v, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
 int rp_validation_reject (struct rp_validation *v, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
+/* Hold the job: it is valid, but must wait (e.g. its user runs too much
+ * now), with this reason (printf-style, one line).  Returns RP_HOLD.  The
+ * stack goes on (a later validator may still reject it); the host keeps a
+ * held job pending, shows the reason, and runs the stack over it again
+ * before it starts it.  Where the host holds no instance state (respol
+ * jobspec validate), a hold is reported and the job is not started. */
+int rp_validation_hold (struct rp_validation *v, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+
+/* Who submits the job (respol/context.h): never NULL (a host that knows
+ * nothing gives a context whose fields are all absent).  Borrowed for the
+ * call, read-only. */
+const struct rp_context *rp_validation_context (const struct rp_validation *v);
+/* The instance's jobs and usage (respol/instance.h), or NULL where the
+ * host holds none (respol jobspec validate): say so to the user rather
+ * than guess.  When the job is already known to the instance (a held job
+ * validated again), rp_instance_job finds it by the context's job id, and
+ * the usage counts it as pending.  Borrowed for the call. */
+const struct rp_instance *
+rp_validation_instance (const struct rp_validation *v);
 
 /* Amend the jobspec: set the value at a dotted path under "attributes"
  * (e.g. "system.queue", "system.duration", "system.constraints").  Takes
@@ -297,6 +331,9 @@ struct rp_match_ops {
     int (*order_candidates) (struct rp_plugin *p, const struct rp_match *m,
                              rp_vertex_t *v, size_t n);
 
+    /* As rp_validate_ops' job_event.  Optional. */
+    int (*job_event) (struct rp_plugin *p, int event, const struct rp_job *job);
+
     /* New operations are added here, at the end. */
 };
 
@@ -331,6 +368,11 @@ uint64_t rp_match_subtree_free (const struct rp_match *m, rp_vertex_t v,
  * the free aggregates is not taken, so it is not counted.  0 for a bad
  * argument.  O(1). */
 uint64_t rp_match_held (const struct rp_match *m, rp_vertex_t v, int t);
+/* Who submits the job (never NULL; all absent when the host gave no
+ * context) and the instance (NULL when the host holds none), as for
+ * validators. */
+const struct rp_context *rp_match_context (const struct rp_match *m);
+const struct rp_instance *rp_match_instance (const struct rp_match *m);
 
 #ifdef __cplusplus
 }

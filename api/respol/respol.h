@@ -5,11 +5,13 @@
 
 #include <respol/config.h>
 #include <respol/constraint.h>
+#include <respol/context.h>
 #include <respol/diag.h>
 #include <respol/document.h>
 #include <respol/error.h>
 #include <respol/hostlist.h>
 #include <respol/idset.h>
+#include <respol/instance.h>
 #include <respol/jobspec.h>
 #include <respol/plugin.h>
 #include <respol/range.h>

@@ -155,6 +155,41 @@ bool cmd_resources_stdin (const struct cmd_resources *r);
 /* Help text of the resource options, for usage messages. */
 extern const char cmd_resources_help[];
 
+/* --- who submits: --user, --account, --queue ----------------------------
+ * Taken by respol jobspec validate, match and query (core/cmd/who.c). */
+struct rp_context;
+struct rp_jobspec;
+
+enum {
+    CMD_OPT_USER = 0x1100,
+    CMD_OPT_ACCOUNT,
+    CMD_OPT_QUEUE,
+};
+#define CMD_WHO_LONGOPTS                                                       \
+    { "user", required_argument, NULL, CMD_OPT_USER },                         \
+        { "account", required_argument, NULL, CMD_OPT_ACCOUNT },               \
+    {                                                                          \
+        "queue", required_argument, NULL, CMD_OPT_QUEUE                        \
+    }
+#define CMD_WHO_HELP                                                           \
+    "      --user=NAME|UID the user who submits (default: you)\n"             \
+    "      --account=NAME  the account (default: the jobspec's "             \
+    "system.bank)\n"                                                        \
+    "      --queue=NAME    the queue (default: the jobspec's system.queue)\n"
+
+struct cmd_who {
+    const char *user, *account, *queue; /* borrowed from argv, or NULL */
+};
+
+/* Record option c in w: 1 when it was one of these options, else 0. */
+int cmd_who_option (struct cmd_who *w, int c, const char *arg);
+/* The context for a job of jobspec js (may be NULL): origin "command",
+ * the user (else the caller), the account and queue (else js's).  NULL
+ * with error ("unknown user 'x'", ...).  Caller must destroy. */
+struct rp_context *cmd_context (const struct cmd_who *w,
+                                const struct rp_jobspec *js,
+                                rp_error_t *error);
+
 /* `respol graph`, `respol match`, `respol query`. */
 int cmd_graph (int argc, char **argv);
 int cmd_match (int argc, char **argv);

@@ -34,6 +34,7 @@
 #include <strings.h>
 
 #include <respol/config.h>
+#include <respol/context.h>
 #include <respol/diag.h>
 #include <respol/document.h>
 #include <respol/jobspec.h>
@@ -48,6 +49,7 @@ struct options {
     bool json;
     const char *config; /* validate: the plugin configuration */
     bool print;         /* validate: print the final jobspec */
+    struct cmd_who who; /* validate: who submits */
 };
 
 struct jobspec_cmd {
@@ -73,7 +75,7 @@ static const struct jobspec_cmd commands[] = {
       "                      (default $RESPOL_CONFIG, else the installed "
       "one)\n"
       "      --print         print the jobspec as amended by the stack, as "
-      "YAML\n",
+      "YAML\n" CMD_WHO_HELP,
       true, run_validate },
     { "convert", "[--json|--yaml] FILE",
       "print a document as JSON (from YAML) or YAML (from JSON)",
@@ -155,15 +157,25 @@ static struct rp_config *load_config (const char *path)
     return cfg;
 }
 
-/* Run the validator stack on js, print its messages (and, if print and
- * it accepts, the final jobspec).  EXIT_INPUT when rejected. */
+/* Run the validator stack on js for who submits it, print its messages
+ * (and, if print and it accepts, the final jobspec).  There is no
+ * instance: a validator that holds the job is reported ("held: ..."), the
+ * jobspec is valid.  EXIT_INPUT when rejected. */
 static int run_stack (const struct rp_config *cfg, struct rp_jobspec *js,
-                      bool print)
+                      const struct options *o)
 {
     struct rp_diags *d = diags_create ();
     struct rp_jobspec *amended = NULL;
     const char *name = rp_doc_name (rp_jobspec_doc (js));
-    int verdict = rp_config_validate (cfg, js, &amended, d);
+    char *reason = NULL;
+    struct rp_context *ctx;
+    rp_error_t error;
+    int verdict;
+
+    if (!(ctx = cmd_context (&o->who, js, &error)))
+        cmd_die (SUB, "%s", error.text);
+    verdict = rp_config_validate_job (cfg, js, ctx, NULL, &amended, &reason, d);
+    rp_context_destroy (ctx);
 
     for (size_t i = 0; i < rp_diags_count (d); i++) {
         bool warning = rp_diags_severity (d, i) == RP_DIAG_WARNING;
@@ -173,7 +185,10 @@ static int run_stack (const struct rp_config *cfg, struct rp_jobspec *js,
     rp_diags_destroy (d);
     if (verdict < 0)
         cmd_die (SUB, "%s: %s", name, strerror (errno));
-    if (verdict != RP_REJECT && print)
+    if (verdict == RP_HOLD)
+        fprintf (stderr, "respol: %s: %s: held: %s\n", SUB, name, reason);
+    free (reason);
+    if (verdict != RP_REJECT && o->print)
         print_yaml (rp_jobspec_json (amended ? amended : js));
     rp_jobspec_destroy (amended);
     return verdict == RP_REJECT ? EXIT_INPUT : 0;
@@ -189,7 +204,7 @@ static int run_validate (const struct options *o, int argc, char **argv)
     cfg = load_config (o->config);
     for (int i = 0; i < argc; i++) {
         struct rp_jobspec *js = load (argv[i], o->profile);
-        if (!js || run_stack (cfg, js, o->print) != 0)
+        if (!js || run_stack (cfg, js, o) != 0)
             status = EXIT_INPUT;
         rp_jobspec_destroy (js);
     }
@@ -333,6 +348,7 @@ static const struct option all_opts[] = {
     { "yaml", no_argument, NULL, OPT_YAML },
     { "config", required_argument, NULL, OPT_CONFIG },
     { "print", no_argument, NULL, OPT_PRINT },
+    CMD_WHO_LONGOPTS,
     { NULL, 0, NULL, 0 },
 };
 
@@ -347,7 +363,8 @@ static const char *option_name (int opt)
 /* Is option opt one that cmd takes? */
 static bool takes (const struct jobspec_cmd *cmd, int opt)
 {
-    if (opt == OPT_CONFIG || opt == OPT_PRINT)
+    if (opt == OPT_CONFIG || opt == OPT_PRINT || opt == CMD_OPT_USER
+        || opt == CMD_OPT_ACCOUNT || opt == CMD_OPT_QUEUE)
         return cmd->run == run_validate;
     if (opt == OPT_PROFILE)
         return cmd->run != run_convert;
@@ -379,7 +396,9 @@ static void set_option (const struct jobspec_cmd *cmd, struct options *o,
     if (opt == OPT_PROFILE) {
         if (rp_jobspec_profile_parse (optarg, &o->profile) < 0)
             cmd_usage_error (SUB, "%sunknown profile '%s'", prefix, optarg);
-    } else if (opt == OPT_CONFIG)
+    } else if (cmd_who_option (&o->who, opt, optarg))
+        ;
+    else if (opt == OPT_CONFIG)
         o->config = optarg;
     else if (opt == OPT_PRINT)
         o->print = true;

@@ -41,6 +41,7 @@
 #include <time.h>
 
 #include <respol/config.h>
+#include <respol/context.h>
 #include <respol/graph.h>
 #include <respol/jobspec.h>
 #include <respol/match.h>
@@ -66,6 +67,7 @@ static const struct option opts[] = {
     { "profile", required_argument, NULL, OPT_PROFILE },
     { "now", required_argument, NULL, OPT_NOW },
     { "jobid", required_argument, NULL, OPT_JOBID },
+    CMD_WHO_LONGOPTS,
     CMD_RESOURCE_LONGOPTS,
     { NULL, 0, NULL, 0 },
 };
@@ -77,6 +79,7 @@ struct options {
     enum rp_jobspec_profile profile;
     double now;
     uint64_t jobid;
+    struct cmd_who who;
     struct cmd_resources res;
 };
 
@@ -103,7 +106,7 @@ static void usage (FILE *f)
              "                      or v1 (RFC 25)\n"
              "      --now=SECONDS   the start time written in R (default: "
              "now)\n"
-             "      --jobid=N       the job's id (default 1)\n"
+             "      --jobid=N       the job's id (default 1)\n" CMD_WHO_HELP
              "  -h, --help          print this message\n\n%s",
              cmd_resources_help);
 }
@@ -249,8 +252,15 @@ static int run (const char *op, const char *path, struct options *o)
     struct rp_matcher *m = cmd_matcher_create (SUB, g, cfg, o->policy);
     rp_error_t error;
     char buf[sizeof (error.text) + 32];
+    struct rp_context *ctx;
     int rc;
 
+    /* The policy reads who submits: the job's id and time are ours. */
+    if (!(ctx = cmd_context (&o->who, js, &error)))
+        cmd_die (SUB, "%s", error.text);
+    rp_context_set_jobid (ctx, o->jobid);
+    rp_context_set_submit_time (ctx, o->now);
+    rp_matcher_set_context (m, ctx);
     if (!strcmp (op, "allocate"))
         rc = allocate (m, js, o, &error);
     else
@@ -259,6 +269,7 @@ static int run (const char *op, const char *path, struct options *o)
         cmd_warn (SUB, "%s",
                   cmd_match_error (&error, errno, buf, sizeof (buf)));
     rp_matcher_destroy (m);
+    rp_context_destroy (ctx);
     rp_config_destroy (cfg);
     rp_jobspec_destroy (js);
     return rc < 0 ? EXIT_INPUT : 0;
@@ -266,6 +277,8 @@ static int run (const char *op, const char *path, struct options *o)
 
 static void set_option (struct options *o, int c)
 {
+    if (cmd_who_option (&o->who, c, optarg))
+        return;
     if (c == OPT_CONFIG)
         o->config = optarg;
     else if (c == OPT_POLICY)

@@ -3,14 +3,26 @@
  * script of commands, one per line, in the manner of Fluxion's
  * resource-query:
  *
- *   match allocate FILE          allocate; prints the job's id and R
+ *   match allocate [WHO] FILE    validate, then allocate now; prints the
+ *                                job's id and R (or that it is held)
  *   match satisfiability FILE    prints "satisfiable"
- *   free JOBID                   free the whole job
+ *   submit [WHO] FILE            validate and queue the job (pending or
+ *                                held), allocating nothing
+ *   schedule                     start the queued jobs that can start, in
+ *                                submission order
+ *   free JOBID                   free the whole job (or cancel a queued one)
  *   release JOBID IDSET          RFC 27 partial release of those ranks
- *   info JOBID                   print the job's current R
+ *   info JOBID                   print the job's current R (or its state)
+ *   jobs                         every job: state, user, account, queue
+ *   usage user NAME|UID          what a user / an account runs now
+ *   usage account NAME
  *   set-state NAME|RANK up|down|drained
  *   stat                         rp_matcher_stat, as JSON
  *   quit
+ *
+ * WHO is any of --user=NAME|UID, --account=NAME, --queue=NAME for that
+ * job (the command line's, else the caller and the jobspec's bank and
+ * queue: respol/context.h).
  *
  * Blank lines and lines whose first non-blank is '#' are skipped; words
  * are separated by blanks.  Commands come from -f FILE, else stdin; on a
@@ -43,6 +55,20 @@
  *   allocation starts at the current time in whole seconds.
  * - --timing prints how long each match took on stderr:
  *     respol: query: line N: match allocate FILE: 0.000123 s
+ * - The query is an instance (respol/instance.h): its jobs have a
+ *   submission context, validators and match policies see it and the
+ *   instance's usage, and every plugin with a job_event operation sees
+ *   jobs accepted, held, released, started and finished.  The
+ *   configuration's validator stack runs on every job submitted (match
+ *   allocate, submit) and again on every queued job before schedule
+ *   starts it: a rejection fails the line (no job id is used), a hold
+ *   queues the job with its reason ("2: held: user-limits: ...").
+ * - schedule is first come, first served among the jobs that are not
+ *   held: the first one that cannot start now stops the pass (the jobs
+ *   behind it wait); a held job is passed over; a job that can never
+ *   start is rejected and forgotten ("3: rejected: never satisfiable:
+ *   ...").  Queue policies with reservations and backfill come with the
+ *   planner.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -54,8 +80,10 @@
 #include <unistd.h>
 
 #include <respol/config.h>
+#include <respol/context.h>
 #include <respol/graph.h>
 #include <respol/idset.h>
+#include <respol/instance.h>
 #include <respol/jobspec.h>
 #include <respol/match.h>
 #include <respol/rset.h>
@@ -64,7 +92,7 @@
 
 #define SUB "query"
 #define LINE_MAX_BYTES 65536
-#define MAX_WORDS 4
+#define MAX_WORDS 8
 
 enum {
     OPT_HELP = 256,
@@ -83,6 +111,7 @@ static const struct option opts[] = {
     { "now", required_argument, NULL, OPT_NOW },
     { "timing", no_argument, NULL, OPT_TIMING },
     { "file", required_argument, NULL, 'f' },
+    CMD_WHO_LONGOPTS,
     CMD_RESOURCE_LONGOPTS,
     { NULL, 0, NULL, 0 },
 };
@@ -97,6 +126,10 @@ struct options {
 
 struct query {
     struct rp_matcher *m;
+    struct rp_config *cfg;
+    struct rp_instance *inst;
+    bool validators;    /* cfg has a validate stack */
+    struct cmd_who who; /* the command line's WHO */
     enum rp_jobspec_profile profile;
     double now; /* < 0: the current time */
     bool short_form;
@@ -116,17 +149,26 @@ static void usage (FILE *f)
     fprintf (f,
              "Usage: respol query [OPTIONS] RESOURCE-OPTION\n\n"
              "Read commands, one per line, from FILE or stdin:\n"
-             "  match allocate JOBSPEC-FILE       allocate (job ids 1, 2, "
-             "...)\n"
+             "  match allocate [WHO] JOBSPEC-FILE validate, allocate (job "
+             "ids 1, 2, ...)\n"
              "  match satisfiability JOBSPEC-FILE\n"
+             "  submit [WHO] JOBSPEC-FILE         validate and queue "
+             "(pending or held)\n"
+             "  schedule                          start queued jobs, first "
+             "come first served\n"
              "  free JOBID                        free the whole job\n"
              "  release JOBID IDSET               free the job's ranks in "
              "IDSET\n"
              "  info JOBID                        print the job's R\n"
+             "  jobs                              list the jobs\n"
+             "  usage user NAME|UID | usage account NAME\n"
              "  set-state NAME|RANK up|down|drained\n"
              "  stat                              print what is free, per "
              "type\n"
-             "  quit\n\n"
+             "  quit\n"
+             "WHO: --user=NAME|UID --account=NAME --queue=NAME (for match "
+             "allocate and\n"
+             "submit; the defaults are the options below).\n\n"
              "Options:\n"
              "      --config=FILE   the plugin configuration (default "
              "$RESPOL_CONFIG,\n"
@@ -144,7 +186,7 @@ static void usage (FILE *f)
              "      --now=SECONDS   the start time written in R (default: "
              "now)\n"
              "      --timing        print how long each match took, on "
-             "stderr\n"
+             "stderr\n" CMD_WHO_HELP
              "  -h, --help          print this message\n\n%s",
              cmd_resources_help);
 }
@@ -285,62 +327,331 @@ static double elapsed (const struct timespec *t0)
            + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
-static int do_match (struct query *q, bool allocate,
-                     const struct rp_jobspec *js, rp_error_t *error)
+/* The words of a job line from word first on: WHO options and exactly
+ * one FILE.  -1 after a message. */
+static int job_words (struct query *q, int first, const char *usage,
+                      struct cmd_who *w, const char **file)
 {
-    struct rp_rset *R;
+    static const struct {
+        const char *prefix;
+        int opt;
+    } who_opts[] = { { "--user=", CMD_OPT_USER },
+                     { "--account=", CMD_OPT_ACCOUNT },
+                     { "--queue=", CMD_OPT_QUEUE } };
+    size_t nopts = sizeof (who_opts) / sizeof (who_opts[0]);
 
-    if (!allocate) {
-        if (rp_matcher_satisfiability (q->m, js, error) < 0)
-            return -1;
-        printf ("satisfiable\n");
-        return 0;
-    }
-    R = rp_matcher_allocate (q->m, q->next_jobid, js, now_of (q), error);
-    if (!R)
+    *w = q->who;
+    *file = NULL;
+    if (q->nwords > MAX_WORDS) {
+        fail (q, "usage: %s", usage);
         return -1;
-    print_job (q, q->next_jobid++, R);
-    rp_rset_destroy (R);
+    }
+    for (int i = first; i < q->nwords; i++) {
+        const char *word = q->words[i];
+        size_t k;
+        if (strncmp (word, "--", 2) != 0) {
+            if (*file) {
+                fail (q, "usage: %s", usage);
+                return -1;
+            }
+            *file = word;
+            continue;
+        }
+        for (k = 0; k < nopts; k++) {
+            size_t len = strlen (who_opts[k].prefix);
+            if (!strncmp (word, who_opts[k].prefix, len)) {
+                cmd_who_option (w, who_opts[k].opt, word + len);
+                break;
+            }
+        }
+        if (k == nopts) {
+            fail (q, "unknown option '%s'", word);
+            return -1;
+        }
+    }
+    if (!*file) {
+        fail (q, "usage: %s", usage);
+        return -1;
+    }
     return 0;
 }
 
-static void cmd_match_line (struct query *q)
+/* The context of a new job (the next job id, submitted now), or NULL
+ * after a message. */
+static struct rp_context *job_context (struct query *q,
+                                       const struct cmd_who *w,
+                                       const struct rp_jobspec *js)
 {
-    bool allocate = q->nwords == 3 && !strcmp (q->words[1], "allocate");
+    struct rp_context *ctx;
+    rp_error_t error;
+
+    if (!(ctx = cmd_context (w, js, &error))) {
+        fail (q, "%s", error.text);
+        return NULL;
+    }
+    rp_context_set_jobid (ctx, q->next_jobid);
+    rp_context_set_submit_time (ctx, now_of (q));
+    return ctx;
+}
+
+/* Print "N: STATE[: REASON]" (-F short) or "jobid=N" and "STATE[:
+ * REASON]" on two lines (-F json), for a job that got no R. */
+static void print_state (const struct query *q, uint64_t id, const char *state,
+                         const char *reason)
+{
+    if (q->short_form)
+        printf ("%llu: %s%s%s\n", (unsigned long long)id, state,
+                reason ? ": " : "", reason ? reason : "");
+    else
+        printf ("jobid=%llu\n%s%s%s\n", (unsigned long long)id, state,
+                reason ? ": " : "", reason ? reason : "");
+}
+
+/* Run the validator stack over js for ctx.  Returns the verdict (with
+ * *reason, to free, for RP_REJECT and RP_HOLD; *final the jobspec as
+ * amended, to destroy, or NULL when unchanged), after printing the
+ * warnings. */
+static int validate (struct query *q, const struct rp_jobspec *js,
+                     const struct rp_context *ctx, struct rp_jobspec **final,
+                     char **reason)
+{
+    struct rp_diags *d;
+    int verdict;
+
+    *final = NULL;
+    *reason = NULL;
+    if (!q->validators)
+        return RP_ACCEPT;
+    if (!(d = rp_diags_create ()))
+        cmd_die (SUB, "out of memory");
+    verdict = rp_config_validate_job (q->cfg, js, ctx, q->inst, final, reason,
+                                      d);
+    if (verdict < 0)
+        cmd_die (SUB, "validate: %s", strerror (errno));
+    for (size_t i = 0; i < rp_diags_count (d); i++)
+        if (rp_diags_severity (d, i) == RP_DIAG_WARNING)
+            fprintf (stderr, "respol: %s: line %lu: warning: %s\n", SUB,
+                     q->line, rp_diags_text (d, i));
+    rp_diags_destroy (d);
+    return verdict;
+}
+
+/* Queue job q->next_jobid (ctx copied, js taken), held when reason is not
+ * NULL. */
+static uint64_t queue_job (struct query *q, const struct rp_context *ctx,
+                           struct rp_jobspec *js, const char *reason)
+{
+    uint64_t id = q->next_jobid++;
+    rp_error_t error;
+
+    if (rp_instance_submit (q->inst, id, ctx, js, &error) < 0
+        || (reason && rp_instance_hold (q->inst, id, reason, &error) < 0))
+        cmd_die (SUB, "job %llu: %s", (unsigned long long)id, error.text);
+    return id;
+}
+
+/* Start pending job id with R: the instance hears of it, R is printed. */
+static void started (struct query *q, uint64_t id, const struct rp_rset *R)
+{
+    rp_error_t error;
+
+    if (rp_instance_start (q->inst, id, R, &error) < 0)
+        cmd_die (SUB, "job %llu: %s", (unsigned long long)id, error.text);
+    print_job (q, id, R);
+}
+
+static void timing (const struct query *q, const struct timespec *t0)
+{
+    if (q->timing)
+        fprintf (stderr, "respol: %s: line %lu: %s: %.6f s\n", SUB, q->line,
+                 q->text, elapsed (t0));
+}
+
+static void cmd_satisfiability_line (struct query *q)
+{
     char buf[sizeof (((rp_error_t *)0)->text) + 32];
     struct rp_jobspec *js;
     struct timespec t0;
     rp_error_t error;
 
-    if (q->nwords != 3
-        || (!allocate && strcmp (q->words[1], "satisfiability") != 0)) {
-        fail (q, "usage: match allocate|satisfiability JOBSPEC-FILE");
+    if (q->nwords != 3) {
+        fail (q, "usage: match satisfiability JOBSPEC-FILE");
         return;
     }
     if (!(js = load_jobspec (q, q->words[2])))
         return;
     clock_gettime (CLOCK_MONOTONIC, &t0);
-    if (do_match (q, allocate, js, &error) < 0)
+    rp_matcher_set_context (q->m, NULL);
+    if (rp_matcher_satisfiability (q->m, js, &error) < 0)
         fail (q, "%s", cmd_match_error (&error, errno, buf, sizeof (buf)));
-    if (q->timing)
-        fprintf (stderr, "respol: %s: line %lu: %s: %.6f s\n", SUB, q->line,
-                 q->text, elapsed (&t0));
+    else
+        printf ("satisfiable\n");
+    timing (q, &t0);
     rp_jobspec_destroy (js);
+}
+
+/* match allocate (allocate true) and submit. */
+static void cmd_job_line (struct query *q, bool allocate)
+{
+    const char *usage = allocate ? "match allocate [WHO] JOBSPEC-FILE"
+                                 : "submit [WHO] JOBSPEC-FILE";
+    char buf[sizeof (((rp_error_t *)0)->text) + 32];
+    struct rp_jobspec *js, *amended;
+    struct rp_context *ctx = NULL;
+    struct rp_rset *R = NULL;
+    struct cmd_who w;
+    const char *file;
+    char *reason = NULL;
+    struct timespec t0;
+    rp_error_t error;
+    int verdict;
+
+    if (job_words (q, allocate ? 2 : 1, usage, &w, &file) < 0
+        || !(js = load_jobspec (q, file)))
+        return;
+    if (!(ctx = job_context (q, &w, js)))
+        goto out;
+    clock_gettime (CLOCK_MONOTONIC, &t0);
+    verdict = validate (q, js, ctx, &amended, &reason);
+    if (amended) {
+        rp_jobspec_destroy (js);
+        js = amended;
+    }
+    if (verdict == RP_REJECT) {
+        fail (q, "rejected: %s", reason);
+        goto out;
+    }
+    if (verdict == RP_HOLD || !allocate) {
+        uint64_t id = queue_job (q, ctx, js, reason);
+        js = NULL;
+        print_state (q, id, reason ? "held" : "pending", reason);
+        goto out;
+    }
+    rp_matcher_set_context (q->m, ctx);
+    R = rp_matcher_allocate (q->m, q->next_jobid, js, now_of (q), &error);
+    timing (q, &t0);
+    if (!R) {
+        fail (q, "%s", cmd_match_error (&error, errno, buf, sizeof (buf)));
+        goto out;
+    }
+    started (q, queue_job (q, ctx, js, NULL), R);
+    js = NULL;
+out:
+    rp_matcher_set_context (q->m, NULL);
+    rp_rset_destroy (R);
+    free (reason);
+    rp_context_destroy (ctx);
+    rp_jobspec_destroy (js);
+}
+
+static void cmd_match_line (struct query *q)
+{
+    if (q->nwords >= 2 && !strcmp (q->words[1], "allocate"))
+        cmd_job_line (q, true);
+    else if (q->nwords >= 2 && !strcmp (q->words[1], "satisfiability"))
+        cmd_satisfiability_line (q);
+    else
+        fail (q, "usage: match allocate|satisfiability JOBSPEC-FILE");
+}
+
+/* One queued job in a schedule pass: validated again, then started if it
+ * can be.  false when the pass stops here. */
+static bool schedule_one (struct query *q, const struct rp_job *j)
+{
+    char buf[sizeof (((rp_error_t *)0)->text) + 32];
+    uint64_t id = rp_job_id (j);
+    struct rp_jobspec *amended;
+    struct rp_rset *R;
+    char *reason;
+    rp_error_t error;
+    int verdict;
+
+    /* Amendments were applied at submission: the jobspec stays. */
+    verdict = validate (q, rp_job_jobspec (j), rp_job_context (j), &amended,
+                        &reason);
+    rp_jobspec_destroy (amended);
+    if (verdict == RP_REJECT) {
+        print_state (q, id, "rejected", reason);
+        free (reason);
+        rp_instance_finish (q->inst, id, NULL);
+        return true;
+    }
+    if (verdict == RP_HOLD) {
+        if (rp_instance_hold (q->inst, id, reason, &error) < 0)
+            cmd_die (SUB, "job %llu: %s", (unsigned long long)id, error.text);
+        free (reason);
+        return true;
+    }
+    if (rp_job_state (j) == RP_JOB_HELD
+        && rp_instance_release (q->inst, id, &error) < 0)
+        cmd_die (SUB, "job %llu: %s", (unsigned long long)id, error.text);
+    rp_matcher_set_context (q->m, rp_job_context (j));
+    R = rp_matcher_allocate (q->m, id, rp_job_jobspec (j), now_of (q), &error);
+    rp_matcher_set_context (q->m, NULL);
+    if (R) {
+        started (q, id, R);
+        rp_rset_destroy (R);
+        return true;
+    }
+    if (errno == EBUSY)
+        return false;
+    cmd_match_error (&error, errno, buf, sizeof (buf));
+    if (errno != ENODEV) {
+        fail (q, "job %llu: %s", (unsigned long long)id, buf);
+        return false;
+    }
+    print_state (q, id, "rejected", buf);
+    rp_instance_finish (q->inst, id, NULL);
+    return true;
+}
+
+static void cmd_schedule_line (struct query *q)
+{
+    size_t n = rp_instance_njobs (q->inst), k = 0;
+    uint64_t *ids;
+
+    if (q->nwords != 1) {
+        fail (q, "usage: schedule");
+        return;
+    }
+    /* The queued jobs as they are now: starting one changes the list. */
+    if (!(ids = calloc (n + 1, sizeof (*ids))))
+        cmd_die (SUB, "out of memory");
+    for (const struct rp_job *j = rp_instance_first (q->inst); j;
+         j = rp_instance_next (j))
+        if (rp_job_state (j) != RP_JOB_RUNNING)
+            ids[k++] = rp_job_id (j);
+    for (size_t i = 0; i < k; i++) {
+        const struct rp_job *j = rp_instance_job (q->inst, ids[i]);
+        if (j && !schedule_one (q, j))
+            break;
+    }
+    free (ids);
 }
 
 static void cmd_free_line (struct query *q)
 {
+    const struct rp_job *j;
     uint64_t jobid;
     rp_error_t error;
 
     if (job_command (q, 2, "free JOBID", &jobid) < 0)
         return;
-    if (rp_matcher_free (q->m, jobid, &error) < 0)
+    if (!(j = rp_instance_job (q->inst, jobid))) {
+        fail (q, "no job %llu", (unsigned long long)jobid);
+        return;
+    }
+    if (rp_job_state (j) == RP_JOB_RUNNING
+        && rp_matcher_free (q->m, jobid, &error) < 0) {
         fail_job (q, jobid, &error);
+        return;
+    }
+    rp_instance_finish (q->inst, jobid, NULL);
 }
 
 static void cmd_release_line (struct query *q)
 {
+    const struct rp_rset *R;
     struct rp_idset *ranks;
     uint64_t jobid;
     rp_error_t error;
@@ -353,21 +664,113 @@ static void cmd_release_line (struct query *q)
     }
     if (rp_matcher_release (q->m, jobid, ranks, &error) < 0)
         fail_job (q, jobid, &error);
+    else if (!(R = rp_matcher_job_rset (q->m, jobid)))
+        rp_instance_finish (q->inst, jobid, NULL);
+    else if (rp_instance_update (q->inst, jobid, R, &error) < 0)
+        cmd_die (SUB, "job %llu: %s", (unsigned long long)jobid, error.text);
     rp_idset_destroy (ranks);
 }
 
 static void cmd_info_line (struct query *q)
 {
-    const struct rp_rset *R;
+    const struct rp_job *j;
     uint64_t jobid;
 
     if (job_command (q, 2, "info JOBID", &jobid) < 0)
         return;
-    if (!(R = rp_matcher_job_rset (q->m, jobid))) {
+    if (!(j = rp_instance_job (q->inst, jobid))) {
         fail (q, "no job %llu", (unsigned long long)jobid);
         return;
     }
-    print_job (q, jobid, R);
+    if (rp_job_state (j) == RP_JOB_RUNNING)
+        print_job (q, jobid, rp_matcher_job_rset (q->m, jobid));
+    else
+        print_state (q, jobid, rp_job_state_name (rp_job_state (j)),
+                     rp_job_hold_reason (j));
+}
+
+/* "user=alice" style words of a job's context ("-" when absent). */
+static void print_job_line (const struct query *q, const struct rp_job *j)
+{
+    const struct rp_context *c = rp_job_context (j);
+    const char *user = rp_context_user (c);
+    const char *account = rp_context_account (c);
+    const char *queue = rp_context_queue (c);
+    const char *reason = rp_job_hold_reason (j);
+    char uidbuf[16] = "-";
+    uint32_t uid;
+    json_t *o;
+
+    if (!user && rp_context_uid (c, &uid))
+        snprintf (uidbuf, sizeof (uidbuf), "%lu", (unsigned long)uid);
+    if (q->short_form) {
+        printf ("%llu: %s user=%s account=%s queue=%s%s%s\n",
+                (unsigned long long)rp_job_id (j),
+                rp_job_state_name (rp_job_state (j)), user ? user : uidbuf,
+                account ? account : "-", queue ? queue : "-",
+                reason ? ": " : "", reason ? reason : "");
+        return;
+    }
+    if (!(o = json_pack ("{s:I s:s s:s* s:s* s:s* s:s*}", "id",
+                         (json_int_t)rp_job_id (j), "state",
+                         rp_job_state_name (rp_job_state (j)), "user", user,
+                         "account", account, "queue", queue, "reason", reason)))
+        cmd_die (SUB, "out of memory");
+    if (rp_context_uid (c, &uid)
+        && json_object_set_new (o, "uid", json_integer (uid)) < 0)
+        cmd_die (SUB, "out of memory");
+    cmd_print_json (o);
+    json_decref (o);
+}
+
+static void cmd_jobs_line (struct query *q)
+{
+    if (q->nwords != 1) {
+        fail (q, "usage: jobs");
+        return;
+    }
+    for (const struct rp_job *j = rp_instance_first (q->inst); j;
+         j = rp_instance_next (j))
+        print_job_line (q, j);
+}
+
+static void cmd_usage_line (struct query *q)
+{
+    static const char *const items[] = { "running_jobs", "pending_jobs",
+                                         "nodes", "cores", "gpus" };
+    bool user = q->nwords == 3 && !strcmp (q->words[1], "user");
+    bool account = q->nwords == 3 && !strcmp (q->words[1], "account");
+    struct rp_context *c = NULL;
+    rp_error_t error;
+    uint32_t uid = 0;
+    json_t *o;
+
+    if (!user && !account) {
+        fail (q, "usage: usage user NAME|UID | usage account NAME");
+        return;
+    }
+    if (user) {
+        if (!(c = rp_context_create (RP_ORIGIN_COMMAND)))
+            cmd_die (SUB, "out of memory");
+        if (rp_context_set_user (c, q->words[2], &error) < 0) {
+            fail (q, "%s", error.text);
+            rp_context_destroy (c);
+            return;
+        }
+        rp_context_uid (c, &uid);
+        rp_context_destroy (c);
+    }
+    if (!(o = json_object ()))
+        cmd_die (SUB, "out of memory");
+    for (int i = 0; i < 5; i++) {
+        uint64_t v = user ? rp_instance_user_usage (q->inst, uid, i)
+                          : rp_instance_account_usage (q->inst, q->words[2], i);
+        if (json_object_set_new (o, items[i], json_integer ((json_int_t)v))
+            < 0)
+            cmd_die (SUB, "out of memory");
+    }
+    cmd_print_json (o);
+    json_decref (o);
 }
 
 /* The vertex named name, which must be the only one of that name. */
@@ -480,6 +883,14 @@ static bool run_line (struct query *q, char *line)
         fail (q, "usage: quit");
     else if (!strcmp (cmd, "match"))
         cmd_match_line (q);
+    else if (!strcmp (cmd, "submit"))
+        cmd_job_line (q, false);
+    else if (!strcmp (cmd, "schedule"))
+        cmd_schedule_line (q);
+    else if (!strcmp (cmd, "jobs"))
+        cmd_jobs_line (q);
+    else if (!strcmp (cmd, "usage"))
+        cmd_usage_line (q);
     else if (!strcmp (cmd, "free"))
         cmd_free_line (q);
     else if (!strcmp (cmd, "release"))
@@ -548,6 +959,8 @@ static void loop (struct query *q, FILE *f)
 
 static void set_option (struct options *o, struct query *q, int c)
 {
+    if (cmd_who_option (&q->who, c, optarg))
+        return;
     if (c == OPT_CONFIG)
         o->config = optarg;
     else if (c == 'P')
@@ -614,11 +1027,18 @@ int cmd_query (int argc, char **argv)
     g = cmd_resources_load (SUB, &o.res);
     cfg = cmd_match_config (SUB, o.config);
     q->m = cmd_matcher_create (SUB, g, cfg, o.policy);
+    q->cfg = cfg;
+    q->validators =
+        rp_stack_count (rp_config_stack (cfg, RP_PLUGIN_VALIDATE)) > 0;
+    if (!(q->inst = rp_instance_create (cfg)))
+        cmd_die (SUB, "out of memory");
+    rp_matcher_set_instance (q->m, q->inst);
     f = open_commands (&o, q);
     loop (q, f);
     if (f != stdin)
         fclose (f);
     rp_matcher_destroy (q->m);
+    rp_instance_destroy (q->inst);
     rp_config_destroy (cfg);
     status = q->failed ? EXIT_INPUT : 0;
     free (q);

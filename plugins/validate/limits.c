@@ -50,6 +50,7 @@
 
 #include <respol/plugin.h>
 
+#include "count.h"
 #include "duration.h"
 
 enum { NODES, CORES, GPUS, TASKS, NCOUNTS };
@@ -259,25 +260,6 @@ static void fini (struct rp_plugin *p)
 
 /* --- validate ----------------------------------------------------------- */
 
-static uint64_t add_sat (uint64_t a, uint64_t b)
-{
-    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
-/* Add the core and gpu instances of r, its siblings and their children. */
-static void count_resources (const struct rp_jobspec_resource *r,
-                             uint64_t req[NCOUNTS])
-{
-    for (; r; r = rp_jobspec_resource_next (r)) {
-        const char *type = rp_jobspec_resource_type (r);
-        if (strcmp (type, "core") == 0)
-            req[CORES] = add_sat (req[CORES], rp_jobspec_resource_total (r));
-        else if (strcmp (type, "gpu") == 0)
-            req[GPUS] = add_sat (req[GPUS], rp_jobspec_resource_total (r));
-        count_resources (rp_jobspec_resource_with_first (r), req);
-    }
-}
-
 static const struct queue *find_queue (const struct conf *c, const char *name)
 {
     for (size_t i = 0; name && i < c->nqueues; i++) {
@@ -316,7 +298,7 @@ static int validate (struct rp_plugin *p, const struct rp_jobspec *js,
     const struct limits *l = q ? &q->l : &c->top;
     uint64_t req[NCOUNTS] = { f->nnodes, 0, 0, f->ntasks };
 
-    count_resources (rp_jobspec_resource_first (js), req);
+    count_cores_gpus (rp_jobspec_resource_first (js), &req[CORES], &req[GPUS]);
     for (int k = 0; k < NCOUNTS; k++) {
         bool own = q && l->own[k];
         if (l->count[k] < 0 || req[k] <= (uint64_t)l->count[k])

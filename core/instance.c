@@ -1,0 +1,491 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* The jobs of an instance and per-user and per-account usage; see
+ * api/respol/instance.h.
+ *
+ * Jobs live in a hash map by id (core/strmap.h) and in a doubly linked
+ * list in submission order.  Usage is one record per user ("u" and the
+ * uid in decimal) and per account ("a" and its name) in a second map,
+ * adjusted by the job's contribution on every state change: a job
+ * contributes 1 pending job while pending or held, and 1 running job plus
+ * the targets, cores and GPUs of its R while running.  A record that falls
+ * back to all zeros is removed, so the map follows the users and accounts
+ * that have jobs, not every one ever seen.
+ *
+ * Events are delivered after the change is applied and its usage
+ * counted, through the configuration's stacks (config_job_event).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "respol/instance.h"
+
+#include "core/plugin_private.h"
+#include "core/strmap.h"
+
+#define NITEMS 5
+
+struct usage {
+    uint64_t v[NITEMS];
+};
+
+struct rp_job {
+    uint64_t id;
+    int state;
+    struct rp_context *ctx;
+    struct rp_jobspec *js;
+    struct rp_rset *R;
+    char *reason;
+    struct rp_job *prev, *next;
+};
+
+struct rp_instance {
+    const struct rp_config *cfg;
+    struct strmap *jobs;  /* id -> struct rp_job */
+    struct strmap *usage; /* "u<uid>" / "a<account>" -> struct usage */
+    struct rp_job *first, *last;
+};
+
+static const char *const state_names[] = { NULL, "pending", "held",
+                                           "running" };
+static const char *const event_names[] = { NULL,      "accepted", "held",
+                                           "released", "started", "finished" };
+
+const char *rp_job_state_name (int state)
+{
+    return state >= 1 && state <= 3 ? state_names[state] : NULL;
+}
+
+const char *rp_job_event_name (int event)
+{
+    return event >= 1 && event <= 5 ? event_names[event] : NULL;
+}
+
+struct rp_instance *rp_instance_create (const struct rp_config *cfg)
+{
+    struct rp_instance *in = calloc (1, sizeof (*in));
+
+    if (!in)
+        return NULL;
+    in->cfg = cfg;
+    if (!(in->jobs = strmap_create ()) || !(in->usage = strmap_create ())) {
+        rp_instance_destroy (in);
+        errno = ENOMEM;
+        return NULL;
+    }
+    return in;
+}
+
+static void job_free (struct rp_job *j)
+{
+    if (j) {
+        rp_context_destroy (j->ctx);
+        rp_jobspec_destroy (j->js);
+        rp_rset_destroy (j->R);
+        free (j->reason);
+        free (j);
+    }
+}
+
+static void free_value (void *value, void *arg)
+{
+    (void)arg;
+    free (value);
+}
+
+void rp_instance_destroy (struct rp_instance *in)
+{
+    int saved_errno = errno;
+
+    if (in) {
+        struct rp_job *j = in->first;
+        while (j) {
+            struct rp_job *next = j->next;
+            job_free (j);
+            j = next;
+        }
+        strmap_destroy (in->jobs);
+        strmap_each (in->usage, free_value, NULL);
+        strmap_destroy (in->usage);
+        free (in);
+    }
+    errno = saved_errno;
+}
+
+/* --- usage -------------------------------------------------------------- */
+
+static void id_key (char *buf, size_t size, uint64_t id)
+{
+    snprintf (buf, size, "%" PRIu64, id);
+}
+
+/* What j adds to its user's and account's usage in its current state. */
+static void contribution (const struct rp_job *j, struct usage *u)
+{
+    memset (u, 0, sizeof (*u));
+    if (j->state == RP_JOB_PENDING || j->state == RP_JOB_HELD)
+        u->v[RP_USAGE_PENDING_JOBS] = 1;
+    else if (j->state == RP_JOB_RUNNING) {
+        ssize_t cores = rp_rset_count (j->R, "core");
+        ssize_t gpus = rp_rset_count (j->R, "gpu");
+        u->v[RP_USAGE_RUNNING_JOBS] = 1;
+        u->v[RP_USAGE_NODES] = rp_rset_ntargets (j->R);
+        u->v[RP_USAGE_CORES] = cores > 0 ? (uint64_t)cores : 0;
+        u->v[RP_USAGE_GPUS] = gpus > 0 ? (uint64_t)gpus : 0;
+    }
+}
+
+static bool all_zero (const struct usage *u)
+{
+    for (int i = 0; i < NITEMS; i++)
+        if (u->v[i])
+            return false;
+    return true;
+}
+
+/* Add (sign 1) or take away (sign -1) c from the record of key.  Adding
+ * may need a new record: -1 with ENOMEM, nothing changed. */
+static int usage_apply (struct rp_instance *in, const char *key,
+                        const struct usage *c, int sign)
+{
+    struct usage *u = strmap_get (in->usage, key);
+
+    if (all_zero (c))
+        return 0;
+    if (!u) {
+        if (sign < 0 || !(u = calloc (1, sizeof (*u))))
+            return sign < 0 ? 0 : -1;
+        if (strmap_put (in->usage, key, u) < 0) {
+            free (u);
+            return -1;
+        }
+    }
+    for (int i = 0; i < NITEMS; i++)
+        u->v[i] = sign > 0 ? u->v[i] + c->v[i] : u->v[i] - c->v[i];
+    if (all_zero (u))
+        free (strmap_remove (in->usage, key));
+    return 0;
+}
+
+/* The usage keys of j: its user's and its account's (absent: ""). */
+static void usage_keys (const struct rp_job *j, char *user, char *account,
+                        size_t size)
+{
+    uint32_t uid;
+    const char *a = rp_context_account (j->ctx);
+
+    user[0] = account[0] = '\0';
+    if (rp_context_uid (j->ctx, &uid))
+        snprintf (user, size, "u%" PRIu32, uid);
+    if (a)
+        snprintf (account, size, "a%s", a);
+}
+
+/* Count j's contribution in (sign 1) or out (sign -1).  Taking away
+ * never fails; adding fails with ENOMEM, nothing changed. */
+static int usage_count (struct rp_instance *in, const struct rp_job *j,
+                        int sign)
+{
+    char user[32], account[RP_CONTEXT_NAME_MAX + 2];
+    struct usage c;
+
+    contribution (j, &c);
+    usage_keys (j, user, account, sizeof (account));
+    if (user[0] && usage_apply (in, user, &c, sign) < 0)
+        return -1;
+    if (account[0] && usage_apply (in, account, &c, sign) < 0) {
+        if (user[0])
+            usage_apply (in, user, &c, -sign);
+        return -1;
+    }
+    return 0;
+}
+
+/* Move j to state (with R, reason: taken), recounting its usage.  On
+ * ENOMEM j is as it was. */
+static int transition (struct rp_instance *in, struct rp_job *j, int state,
+                       struct rp_rset *R, char *reason)
+{
+    struct rp_job old = *j;
+
+    usage_count (in, j, -1);
+    j->state = state;
+    j->R = R;
+    j->reason = reason;
+    if (usage_count (in, j, 1) < 0) {
+        *j = old;
+        usage_count (in, j, 1);
+        return -1;
+    }
+    if (old.R != R)
+        rp_rset_destroy (old.R);
+    if (old.reason != reason)
+        free (old.reason);
+    return 0;
+}
+
+static void event (struct rp_instance *in, int ev, const struct rp_job *j)
+{
+    if (in->cfg)
+        config_job_event (in->cfg, ev, j);
+}
+
+/* --- the host side ------------------------------------------------------ */
+
+static struct rp_job *lookup (const struct rp_instance *in, uint64_t id)
+{
+    char key[32];
+
+    id_key (key, sizeof (key), id);
+    return strmap_get (in->jobs, key);
+}
+
+int rp_instance_submit (struct rp_instance *in, uint64_t id,
+                        const struct rp_context *ctx, struct rp_jobspec *js,
+                        rp_error_t *error)
+{
+    struct rp_job *j;
+    char key[32];
+
+    if (!in || !js) {
+        rp_jobspec_destroy (js);
+        return rp_error_set (error, EINVAL, "invalid argument");
+    }
+    if (lookup (in, id)) {
+        rp_jobspec_destroy (js);
+        return rp_error_set (error, EEXIST, "job %" PRIu64 " exists", id);
+    }
+    if (!(j = calloc (1, sizeof (*j)))
+        || !(j->ctx = ctx ? rp_context_copy (ctx)
+                          : rp_context_create (RP_ORIGIN_UNKNOWN))) {
+        free (j);
+        rp_jobspec_destroy (js);
+        return rp_error_set (error, ENOMEM, "out of memory");
+    }
+    j->id = id;
+    j->js = js;
+    j->state = RP_JOB_PENDING;
+    id_key (key, sizeof (key), id);
+    if (strmap_put (in->jobs, key, j) < 0) {
+        job_free (j);
+        return rp_error_set (error, ENOMEM, "out of memory");
+    }
+    if (usage_count (in, j, 1) < 0) {
+        strmap_remove (in->jobs, key);
+        job_free (j);
+        return rp_error_set (error, ENOMEM, "out of memory");
+    }
+    j->prev = in->last;
+    if (in->last)
+        in->last->next = j;
+    else
+        in->first = j;
+    in->last = j;
+    event (in, RP_EVENT_ACCEPTED, j);
+    return 0;
+}
+
+/* The job id in a state of mask (1 << state), or NULL with error. */
+static struct rp_job *job_in (struct rp_instance *in, uint64_t id,
+                              unsigned mask, rp_error_t *error)
+{
+    struct rp_job *j = in ? lookup (in, id) : NULL;
+
+    if (!in)
+        return rp_error_set (error, EINVAL, "invalid argument"), NULL;
+    if (!j)
+        return rp_error_set (error, ENOENT, "job %" PRIu64 ": no such job",
+                             id),
+               NULL;
+    if (!(mask & (1u << j->state)))
+        return rp_error_set (error, EINVAL, "job %" PRIu64 " is %s", id,
+                             rp_job_state_name (j->state)),
+               NULL;
+    return j;
+}
+
+#define MASK(s) (1u << (s))
+
+int rp_instance_hold (struct rp_instance *in, uint64_t id, const char *reason,
+                      rp_error_t *error)
+{
+    struct rp_job *j;
+    char *copy;
+
+    if (!reason || !*reason)
+        return rp_error_set (error, EINVAL, "a hold needs a reason");
+    if (!(j = job_in (in, id, MASK (RP_JOB_PENDING) | MASK (RP_JOB_HELD),
+                      error)))
+        return -1;
+    if (!(copy = strdup (reason))
+        || transition (in, j, RP_JOB_HELD, NULL, copy) < 0) {
+        free (copy);
+        return rp_error_set (error, ENOMEM, "out of memory");
+    }
+    event (in, RP_EVENT_HELD, j);
+    return 0;
+}
+
+int rp_instance_release (struct rp_instance *in, uint64_t id,
+                         rp_error_t *error)
+{
+    struct rp_job *j = job_in (in, id, MASK (RP_JOB_HELD), error);
+
+    if (!j)
+        return -1;
+    if (transition (in, j, RP_JOB_PENDING, NULL, NULL) < 0)
+        return rp_error_set (error, ENOMEM, "out of memory");
+    event (in, RP_EVENT_RELEASED, j);
+    return 0;
+}
+
+static int run_with (struct rp_instance *in, struct rp_job *j,
+                     const struct rp_rset *R, rp_error_t *error)
+{
+    struct rp_rset *copy;
+
+    if (!R)
+        return rp_error_set (error, EINVAL, "invalid argument");
+    if (!(copy = rp_rset_copy (R))
+        || transition (in, j, RP_JOB_RUNNING, copy, NULL) < 0) {
+        rp_rset_destroy (copy);
+        return rp_error_set (error, ENOMEM, "out of memory");
+    }
+    return 0;
+}
+
+int rp_instance_start (struct rp_instance *in, uint64_t id,
+                       const struct rp_rset *R, rp_error_t *error)
+{
+    struct rp_job *j = job_in (in, id, MASK (RP_JOB_PENDING), error);
+
+    if (!j || run_with (in, j, R, error) < 0)
+        return -1;
+    event (in, RP_EVENT_STARTED, j);
+    return 0;
+}
+
+int rp_instance_update (struct rp_instance *in, uint64_t id,
+                        const struct rp_rset *R, rp_error_t *error)
+{
+    struct rp_job *j = job_in (in, id, MASK (RP_JOB_RUNNING), error);
+
+    return j ? run_with (in, j, R, error) : -1;
+}
+
+int rp_instance_finish (struct rp_instance *in, uint64_t id,
+                        rp_error_t *error)
+{
+    struct rp_job *j = job_in (
+        in, id, MASK (RP_JOB_PENDING) | MASK (RP_JOB_HELD) | MASK (RP_JOB_RUNNING),
+        error);
+    char key[32];
+
+    if (!j)
+        return -1;
+    usage_count (in, j, -1);
+    event (in, RP_EVENT_FINISHED, j);
+    id_key (key, sizeof (key), id);
+    strmap_remove (in->jobs, key);
+    if (j->prev)
+        j->prev->next = j->next;
+    else
+        in->first = j->next;
+    if (j->next)
+        j->next->prev = j->prev;
+    else
+        in->last = j->prev;
+    job_free (j);
+    return 0;
+}
+
+/* --- reading ------------------------------------------------------------ */
+
+const struct rp_job *rp_instance_job (const struct rp_instance *in,
+                                      uint64_t id)
+{
+    const struct rp_job *j = in ? lookup (in, id) : NULL;
+
+    if (!j)
+        errno = ENOENT;
+    return j;
+}
+
+size_t rp_instance_njobs (const struct rp_instance *in)
+{
+    return in ? strmap_count (in->jobs) : 0;
+}
+
+const struct rp_job *rp_instance_first (const struct rp_instance *in)
+{
+    return in ? in->first : NULL;
+}
+
+const struct rp_job *rp_instance_next (const struct rp_job *j)
+{
+    return j ? j->next : NULL;
+}
+
+static uint64_t usage_get (const struct rp_instance *in, const char *key,
+                           int item)
+{
+    const struct usage *u;
+
+    if (!in || item < 0 || item >= NITEMS)
+        return 0;
+    u = strmap_get (in->usage, key);
+    return u ? u->v[item] : 0;
+}
+
+uint64_t rp_instance_user_usage (const struct rp_instance *in, uint32_t uid,
+                                 int item)
+{
+    char key[32];
+
+    snprintf (key, sizeof (key), "u%" PRIu32, uid);
+    return usage_get (in, key, item);
+}
+
+uint64_t rp_instance_account_usage (const struct rp_instance *in,
+                                    const char *account, int item)
+{
+    char key[RP_CONTEXT_NAME_MAX + 2];
+
+    if (!account || !*account
+        || (size_t)snprintf (key, sizeof (key), "a%s", account)
+               >= sizeof (key))
+        return 0;
+    return usage_get (in, key, item);
+}
+
+uint64_t rp_job_id (const struct rp_job *j)
+{
+    return j ? j->id : 0;
+}
+
+int rp_job_state (const struct rp_job *j)
+{
+    return j ? j->state : 0;
+}
+
+const struct rp_context *rp_job_context (const struct rp_job *j)
+{
+    return j ? j->ctx : NULL;
+}
+
+const struct rp_jobspec *rp_job_jobspec (const struct rp_job *j)
+{
+    return j ? j->js : NULL;
+}
+
+const struct rp_rset *rp_job_R (const struct rp_job *j)
+{
+    return j && j->state == RP_JOB_RUNNING ? j->R : NULL;
+}
+
+const char *rp_job_hold_reason (const struct rp_job *j)
+{
+    return j && j->state == RP_JOB_HELD ? j->reason : NULL;
+}
