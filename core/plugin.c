@@ -90,6 +90,7 @@
  * - libltdl is not thread safe: every ltdl call (and lt_dlinit/lt_dlexit,
  *   one pair per loaded plugin, ltdl counts them) holds one mutex.
  */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -106,6 +107,7 @@
 
 #include "core/paths.h"
 #include "core/plugin_private.h"
+#include "core/suggest.h"
 
 /* The descriptor and validate ops as in the first release of ABI 1: the
  * host reads these fields, so a plugin must provide at least these. */
@@ -1056,10 +1058,57 @@ static void join_dirs (char *const *dirs, char *buf, size_t size)
         len += snprintf (buf + len, size - len, "%s%s", i ? ":" : "", dirs[i]);
 }
 
-int plugin_find (const char *name, char *const *dirs, char **file,
-                 rp_error_t *error)
+/* Offer the names of the NAME.so entries of dirs to s, those of dirs[i]
+ * as group i + 1 (core/suggest.h: ties within a directory go to the name
+ * that sorts first, whatever readdir's order). */
+static void suggest_dirs (struct suggest *s, char *const *dirs)
 {
-    char list[RP_ERROR_TEXT_SIZE];
+    char name[PLUGIN_NAME_MAX + 1];
+
+    for (size_t i = 0; dirs[i]; i++) {
+        DIR *d = opendir (dirs[i]);
+        struct dirent *e;
+        if (!d)
+            continue;
+        while ((e = readdir (d))) {
+            size_t len = strlen (e->d_name);
+            if (len <= 3 || len - 3 > PLUGIN_NAME_MAX
+                || strcmp (e->d_name + len - 3, ".so") != 0)
+                continue;
+            snprintf (name, sizeof (name), "%.*s", (int)(len - 3), e->d_name);
+            if (plugin_name_valid (name))
+                suggest_add (s, name, len - 3, (unsigned)i + 1);
+        }
+        closedir (d);
+    }
+}
+
+/* "plugin 'NAME' not found in DIR:DIR...", with the closest name of hint
+ * (NULL: none yet) or of dirs.  The list of directories is cut to leave
+ * room for the suggestion. */
+static int not_found (const char *name, char *const *dirs, struct suggest *hint,
+                      rp_error_t *error)
+{
+    char list[RP_ERROR_TEXT_SIZE], text[SUGGEST_MAX + 32];
+    struct suggest local;
+    size_t fixed;
+
+    if (!hint) {
+        suggest_init (&local, name);
+        hint = &local;
+    }
+    suggest_dirs (hint, dirs);
+    suggest_hint (hint, "", text, sizeof (text));
+    fixed = strlen ("plugin '' not found in ") + strlen (name) + strlen (text);
+    join_dirs (dirs, list,
+               fixed < sizeof (list) - 1 ? sizeof (list) - fixed : 1);
+    return rp_error_set (error, ENOENT, "plugin '%s' not found in %s%s", name,
+                         list, text);
+}
+
+int plugin_find (const char *name, char *const *dirs, struct suggest *hint,
+                 char **file, rp_error_t *error)
+{
     struct stat st;
 
     for (size_t i = 0; dirs[i]; i++) {
@@ -1072,9 +1121,7 @@ int plugin_find (const char *name, char *const *dirs, char **file,
         }
         free (path);
     }
-    join_dirs (dirs, list, sizeof (list));
-    return rp_error_set (error, ENOENT, "plugin '%s' not found in %s", name,
-                         list);
+    return not_found (name, dirs, hint, error);
 }
 
 /* --- inspect and accessors ---------------------------------------------- */

@@ -77,9 +77,12 @@ void plugin_path_free (char **dirs);
  * name, whatever it is (a directory or a dangling symlink is then reported
  * by plugin_open, not skipped).  On success *file is the path (caller
  * frees).  Not found: -1, ENOENT,
- * "plugin 'NAME' not found in DIR:DIR...". */
-int plugin_find (const char *name, char *const *dirs, char **file,
-                 rp_error_t *error);
+ * "plugin 'NAME' not found in DIR:DIR...", and "; did you mean 'X'?"
+ * when a name is close (core/suggest.h): one of those already offered to
+ * hint (for NAME; NULL: none), else of the NAME.so files in dirs. */
+struct suggest;
+int plugin_find (const char *name, char *const *dirs, struct suggest *hint,
+                 char **file, rp_error_t *error);
 
 /* Open file for reading, resolved, without following a symlink at the
  * last step, and return the descriptor (blocking, close-on-exec).  It

@@ -170,7 +170,8 @@ static const struct syntax_test syntax_tests[] = {
       "  - plugin: /abs/x.so\n    name: x-1_Y\n    config: {a: 1}\n"
       "  - plugin: good\n    config:\n",
       NULL },
-    { "a misspelt key", "valdiate: []\n", "@:1:1: unknown key 'valdiate'" },
+    { "a misspelt key", "valdiate: []\n",
+      "@:1:1: unknown key 'valdiate'; did you mean 'validate'?" },
     { "plugin-path not a list", "plugin-path: /x\n",
       "@:1:14: plugin-path must be a list of absolute directories" },
     { "plugin-path entries not absolute", "plugin-path: [/a, rel, 3, '']\n",
@@ -213,7 +214,7 @@ static const struct syntax_test syntax_tests[] = {
     { "config not a mapping", "validate:\n  - plugin: good\n    config: [1]\n",
       "@:3:13: validate[0]: 'config' must be a mapping" },
     { "an unknown entry key", "validate:\n  - plugin: good\n    confg: {}\n",
-      "@:3:5: validate[0]: unknown key 'confg'" },
+      "@:3:5: validate[0]: unknown key 'confg'; did you mean 'config'?" },
     { "match entries of every form (checked, not loaded)",
       "match:\n  - plugin: first\n  - plugin: /abs/pack.so\n    name: p\n"
       "    config: {}\n",
@@ -224,7 +225,7 @@ static const struct syntax_test syntax_tests[] = {
       "@:2:13: match[0]: invalid plugin name 'x.so' (letters, digits, '-' "
       "and '_', 1-64 bytes; or an absolute path)\n"
       "@:3:5: match[1]: missing key 'plugin'\n"
-      "@:5:5: match[2]: unknown key 'confg'" },
+      "@:5:5: match[2]: unknown key 'confg'; did you mean 'config'?" },
     { "instance names are unique across the validate and match stacks",
       "validate:\n  - plugin: good\n    name: a\nmatch:\n  - plugin: first\n"
       "    name: a\n",
@@ -250,7 +251,7 @@ static const struct syntax_test syntax_tests[] = {
       "@:4:5: validate[0]: unknown key 'bogus'\n"
       "@:5:26: validate[1]: invalid instance name 'a b' (letters, digits, "
       "'-' and '_', 1-64 bytes)\n"
-      "@:6:1: unknown key 'valdiate'" },
+      "@:6:1: unknown key 'valdiate'; did you mean 'validate'?" },
 };
 
 static void test_syntax (void)
