@@ -38,6 +38,8 @@
  *   $RESPOL_CONFIG is read with secure_getenv.
  * - Messages about loading an entry point at its `plugin` value; init
  *   failures point at its `config` block (at the entry when it has none).
+ *   A key of the block that the plugin does not declare (when it declares
+ *   its keys) is refused before init, at the key, like a key of the file.
  * - The "match" stack takes the same entries as "validate"; property and
  *   shell entries are still refused.  rp_config_policy looks up an
  *   instance of the match stack by name, else loads the plugin of that
@@ -491,6 +493,36 @@ static char *instance_name (struct loader *ld, const struct entry *e,
     return name;
 }
 
+static bool declared (const char *const *keys, const char *key)
+{
+    for (size_t i = 0; keys[i]; i++)
+        if (!strcmp (keys[i], key))
+            return true;
+    return false;
+}
+
+/* Refuse each key of e's block that p does not declare (when it declares
+ * its keys), at the key; false when there was one. */
+static bool check_declared (struct loader *ld, const struct entry *e,
+                            const struct rp_plugin *p, const char *label,
+                            const char *name)
+{
+    const char *const *keys = plugin_config_keys (p);
+    size_t errors = ld->errors;
+    char where[160];
+    const char *key;
+    json_t *v;
+
+    if (!keys || !e->config)
+        return true;
+    snprintf (where, sizeof (where), "%s '%s'", label, name);
+    json_object_foreach (e->config, key, v) {
+        if (!declared (keys, key))
+            err_unknown (ld, e->config, key, where, keys);
+    }
+    return ld->errors == errors;
+}
+
 /* Init p as instance e; false after an error. */
 static bool start (struct loader *ld, const struct entry *e,
                    struct rp_plugin *p, const char *label)
@@ -500,6 +532,10 @@ static bool start (struct loader *ld, const struct entry *e,
 
     if (!name || json_object_set_new (ld->names, name, json_string (label))) {
         err_node (ld, e->node, "%s: out of memory", label);
+        free (name);
+        return false;
+    }
+    if (!check_declared (ld, e, p, label, name)) {
         free (name);
         return false;
     }

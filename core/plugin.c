@@ -72,6 +72,11 @@
  *   layout every ABI version keeps.  The host requires a descriptor and an
  *   ops table at least as large as in the first release of ABI 1, and
  *   ignores what a larger one adds.
+ * - Declared configuration keys (the descriptor's config_keys, when its
+ *   size covers the field) are checked with the descriptor: names as
+ *   plugin names, none twice, at most RP_PLUGIN_CONFIG_KEYS_MAX, so a
+ *   list without its NULL is caught after that many.  The configuration
+ *   (core/config.c) refuses a key not declared before init.
  * - Match policies (kind match): every operation is optional, but the
  *   ops table must cover size, order and stop_after, and order must be
  *   low or high (another value would make the walk order a guess).  At
@@ -118,6 +123,9 @@
     (offsetof (struct rp_plugin_desc, name) + sizeof (const char *))
 #define MATCH_OPS_SIZE_V1                                                      \
     (offsetof (struct rp_match_ops, stop_after) + sizeof (uint32_t))
+/* Does descriptor d cover field? */
+#define DESC_COVERS(d, field)                                                  \
+    ((d)->size >= offsetof (struct rp_plugin_desc, field) + sizeof ((d)->field))
 /* Does a match ops table of the given size cover field? */
 #define MATCH_COVERS(size, field)                                              \
     ((size) >= offsetof (struct rp_match_ops, field)                           \
@@ -340,6 +348,50 @@ static int check_match_ops (const struct rp_plugin_desc *d, rp_error_t *error)
     return 0;
 }
 
+/* The declared configuration keys, when the descriptor has the field:
+ * valid names, none twice, at most RP_PLUGIN_CONFIG_KEYS_MAX (so at most
+ * that many pointers and one more are read), and an init to read them. */
+static int check_config_keys (const struct rp_plugin_desc *d, rp_error_t *error)
+{
+    const char *const *keys;
+
+    if (!DESC_COVERS (d, config_keys) || !(keys = d->config_keys))
+        return 0;
+    if (!d->init)
+        return rp_error_set (error, EINVAL,
+                             "plugin '%s' declares configuration keys but has "
+                             "no init",
+                             d->name);
+    for (size_t n = 0; keys[n]; n++) {
+        if (n == RP_PLUGIN_CONFIG_KEYS_MAX)
+            return rp_error_set (error, EINVAL,
+                                 "plugin '%s' declares more than %d "
+                                 "configuration keys",
+                                 d->name, RP_PLUGIN_CONFIG_KEYS_MAX);
+        if (!plugin_name_valid (keys[n]))
+            return rp_error_set (error, EINVAL,
+                                 "plugin '%s' declares an invalid "
+                                 "configuration key '%.*s' (letters, digits, "
+                                 "'-' and '_', 1-%d bytes)",
+                                 d->name, PLUGIN_NAME_MAX, keys[n],
+                                 PLUGIN_NAME_MAX);
+        for (size_t i = 0; i < n; i++)
+            if (!strcmp (keys[i], keys[n]))
+                return rp_error_set (error, EINVAL,
+                                     "plugin '%s' declares configuration key "
+                                     "'%s' twice",
+                                     d->name, keys[n]);
+    }
+    return 0;
+}
+
+const char *const *plugin_config_keys (const struct rp_plugin *p)
+{
+    if (!p->desc || !DESC_COVERS (p->desc, config_keys))
+        return NULL;
+    return p->desc->config_keys;
+}
+
 /* rp_plugin_desc_check, with kind 0 for "the descriptor's own kind". */
 static int desc_check (const struct rp_plugin_desc *desc, uint32_t kind,
                        rp_error_t *error)
@@ -356,9 +408,10 @@ static int desc_check (const struct rp_plugin_desc *desc, uint32_t kind,
     if (!desc->ops)
         return rp_error_set (error, EINVAL, "plugin '%s' has no operations",
                              desc->name);
-    if (desc->kind == RP_PLUGIN_MATCH)
-        return check_match_ops (desc, error);
-    return check_validate_ops (desc, error);
+    if (desc->kind == RP_PLUGIN_MATCH ? check_match_ops (desc, error) < 0
+                                      : check_validate_ops (desc, error) < 0)
+        return -1;
+    return check_config_keys (desc, error);
 }
 
 int rp_plugin_desc_check (const struct rp_plugin_desc *desc, uint32_t kind,

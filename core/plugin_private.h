@@ -55,6 +55,10 @@ struct rp_plugin *plugin_open (const char *file, uint32_t kind,
  * where). */
 int plugin_start (struct rp_plugin *p, const char *instance, json_t *config,
                   rp_error_t *error);
+/* The configuration keys p declares (a NULL-terminated list checked at
+ * load, borrowed from the loaded plugin), or NULL when it declares none
+ * (or its descriptor predates the field, or it is unloaded). */
+const char *const *plugin_config_keys (const struct rp_plugin *p);
 /* fini (if init succeeded), unload, free.  Accepts NULL, keeps errno. */
 void plugin_close (struct rp_plugin *p);
 

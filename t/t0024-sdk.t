@@ -150,13 +150,13 @@ test_expect_success 'a configuration loads it, and a shipped plugin, from the in
 	echo "site.yaml: ok (2 plugins: validate: queues, site-gpus)" >expected &&
 	test_cmp expected out
 '
-test_expect_success 'its configuration block is checked' '
+test_expect_success 'its configuration block is checked: keys by the host' '
 	cat >bad.yaml <<-EOF &&
 	validate:
 	  - plugin: "$(pwd)/site.so"
-	    config: {max-gpus-per-node: 4, max-gpu: 2}
+	    config: {max-gpus-per-node: 4, gpu-queu: gpu}
 	EOF
-	test_error 1 "respol: config: bad.yaml:3:13: validate[0] '"'"'site-gpus'"'"': init failed: unknown key '"'"'max-gpu'"'"'" \
+	test_error 1 "respol: config: bad.yaml:3:36: validate[0] '"'"'site-gpus'"'"': unknown key '"'"'gpu-queu'"'"'; did you mean '"'"'gpu-queue'"'"'?" \
 		irespol config check bad.yaml &&
 	cat >bad.yaml <<-EOF &&
 	validate:

@@ -500,6 +500,20 @@ static const struct load_test load_tests[] = {
       "match:\n  - plugin: $FIX/score-fails.so\n    config: {a: 1}\n",
       "@:3:13: match[0] 'score-fails': init failed: takes no "
       "configuration" },
+    { "a key the plugin does not declare: refused at the key, before init",
+      "validate:\n  - plugin: $FIX/declared-keys.so\n"
+      "    config: {limit: 2, lmit: 3}\n",
+      "@:3:24: validate[0] 'declared-keys': unknown key 'lmit'; did you mean "
+      "'limit'?" },
+    { "every key the plugin does not declare, with the instance name",
+      "validate:\n  - plugin: $FIX/declared-keys.so\n    name: dk\n"
+      "    config:\n      queue: batch\n      max: 3\n      qeue: x\n",
+      "@:6:7: validate[0] 'dk': unknown key 'max'\n"
+      "@:7:7: validate[0] 'dk': unknown key 'qeue'; did you mean 'queue'?" },
+    { "a declared list with a key twice",
+      "validate:\n  - plugin: $FIX/bad-keys.so\n",
+      "@:2:13: validate[0]: $FIX/bad-keys.so: plugin 'bad-keys' declares "
+      "configuration key 'limit' twice" },
     { "every bad entry is reported",
       "plugin-path: [$FIX]\nvalidate:\n  - plugin: wrong-abi\n"
       "  - plugin: good\n  - plugin: init-fails\n  - plugin: no-ops\n",
@@ -560,6 +574,31 @@ static void test_load_good (void)
         "an implicit name does not take a name given later");
     is (rp_plugin_instance (instance (cfg, 1)), "good",
         "the explicit name is kept");
+    rp_config_destroy (cfg);
+    rp_diags_destroy (d);
+}
+
+/* Declared keys: the block is checked against them and init sees it; a
+ * descriptor that predates the field loads with any block. */
+static void test_declared_keys (void)
+{
+    struct rp_diags *d = rp_diags_create ();
+    struct rp_config *cfg;
+
+    cfg = load ("validate:\n  - plugin: $FIX/declared-keys.so\n"
+                "    config: {queue: batch, limit: 2}\n"
+                "  - plugin: $FIX/declared-keys.so\n",
+                0, d);
+    if (!ok (cfg != NULL && rp_diags_count (d) == 0,
+             "a block of declared keys, and no block, load"))
+        diag ("%s", messages (d));
+    rp_config_destroy (cfg);
+    cfg = load ("validate:\n  - plugin: $FIX/old-descriptor.so\n"
+                "    config: {other: 1}\n",
+                0, d);
+    if (!ok (cfg != NULL && rp_diags_count (d) == 0,
+             "a descriptor without config_keys loads with any block"))
+        diag ("%s", messages (d));
     rp_config_destroy (cfg);
     rp_diags_destroy (d);
 }
@@ -1278,6 +1317,7 @@ int main (void)
     test_stacks_api ();
     test_load_errors ();
     test_load_good ();
+    test_declared_keys ();
     test_search_path ();
     test_match_stack ();
     test_match_ops_size ();
