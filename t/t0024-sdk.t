@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: LGPL-3.0-or-later
 
 test_description='the SDK: make install puts headers, respol.pc, the shipped
-plugins and the example plugin in place; the example builds out of tree with
-exactly cc -shared -fPIC $(pkg-config --cflags respol), and the installed
-respol loads it through a configuration file and runs it on jobspec'
+plugins and the example plugins in place (pkg-config --variable=examplesdir
+names their folder); each example builds out of tree with exactly cc -shared
+-fPIC $(pkg-config --cflags respol), and the installed respol loads it
+through a configuration file and runs it: the validator on jobspec, the
+match policy on R'
 
 . "${SHARNESS_TEST_SRCDIR:-$(dirname "$0")}/lib-respol.sh"
 
@@ -84,11 +86,15 @@ test_expect_success 'the installed files' '
 		pack.so queues.so require-duration.so spread.so >expected &&
 	test_cmp expected plugins &&
 	ls "$EXAMPLES" >examples &&
-	printf "%s\n" README.md respol.yaml site-validator.c >expected &&
+	printf "%s\n" README.md respol.yaml site-match-policy.c site-validator.c \
+		>expected &&
 	test_cmp expected examples &&
 	test_cmp "$RESPOL_SRCDIR/conf/respol.yaml" "$SYSCONF/respol.yaml" &&
 	test -f "$PREFIX/share/man/man5/respol.yaml.5" &&
 	test -f "$PREFIX/share/man/man7/respol-plugin.7"
+'
+test_expect_success 'pkg-config --variable=examplesdir names the examples' '
+	test "$(pkg-config --variable=examplesdir respol)" = "$EXAMPLES"
 '
 test_expect_success 'the installed respol runs with the installed library' '
 	irespol --version >out &&
@@ -219,6 +225,51 @@ test_expect_success 'it warns about a GPU job outside the GPU queue' '
 	test_cmp expected err &&
 	irespol jobspec validate --config=site.yaml --print batch.yaml >printed &&
 	grep "^    queue: batch$" printed
+'
+
+# The match-policy example, likewise.
+test_expect_success 'the match-policy example builds with the documented command' '
+	cp "$(pkg-config --variable=examplesdir respol)/site-match-policy.c" . &&
+	cc -shared -fPIC $(pkg-config --cflags respol) -o site-policy.so \
+		site-match-policy.c &&
+	chmod go-w site-policy.so &&
+	nm -D --defined-only site-policy.so |
+		awk "\$2 !~ /^[wU]$/ { print \$3 }" >syms &&
+	echo respol_plugin >expected &&
+	test_cmp expected syms
+'
+test_expect_success 'it places jobs on preferred nodes first, never on avoided ones' '
+	cat >policy.yaml <<-EOF &&
+	match:
+	  - plugin: "$(pwd)/site-policy.so"
+	    config: {prefer: fast, avoid: login}
+	EOF
+	irespol R encode -r 0-3 -c 0-7 -H "node[0-3]" |
+		irespol R set-property fast:2-3 login:0 >R.json &&
+	irespol jobspec create -N1 -n1 -c8 -- app >node.yaml &&
+	printf "match allocate node.yaml\n%.0s" 1 2 3 4 >script &&
+	test_expect_code 1 irespol query --config=policy.yaml -F short -R R.json \
+		<script >out 2>err &&
+	printf "1: node2: core[0-7]\n2: node3: core[0-7]\n3: node1: core[0-7]\n" \
+		>expected &&
+	test_cmp expected out &&
+	grep "^respol: query: line 4: match allocate node.yaml: not satisfiable now" err
+'
+test_expect_success 'its block is checked: keys by the host, values by init' '
+	cat >bad.yaml <<-EOF &&
+	match:
+	  - plugin: "$(pwd)/site-policy.so"
+	    config: {prefr: fast}
+	EOF
+	test_error 1 "respol: config: bad.yaml:3:14: match[0] '"'"'site-policy'"'"': unknown key '"'"'prefr'"'"'; did you mean '"'"'prefer'"'"'?" \
+		irespol config check bad.yaml &&
+	cat >bad.yaml <<-EOF &&
+	match:
+	  - plugin: "$(pwd)/site-policy.so"
+	    config: {}
+	EOF
+	test_error 1 "respol: config: bad.yaml:3:13: match[0] '"'"'site-policy'"'"': init failed: give '"'"'prefer'"'"', '"'"'avoid'"'"' or both" \
+		irespol config check bad.yaml
 '
 
 test_expect_success 'make install keeps a site-edited respol.yaml' '
