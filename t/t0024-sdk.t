@@ -272,6 +272,39 @@ test_expect_success 'its block is checked: keys by the host, values by init' '
 		irespol config check bad.yaml
 '
 
+# respol plugin new: each skeleton, built with the line it prints against
+# the install, loaded with the entry it prints, and run.
+# new_plugin KIND NAME: write NAME.c, build it as printed, and leave the
+# printed entry in NAME.yaml.
+new_plugin() {
+	irespol plugin new --kind=$1 $2 >$2.out &&
+	line=$(grep "^cc " $2.out) &&
+	eval "$line" &&
+	chmod go-w $2.so &&
+	sed -n "/^# and enable it in respol.yaml with:$/,\$p" $2.out | sed 1d >$2.yaml
+}
+test_expect_success 'plugin new --kind=validate: built and loaded from the install' '
+	new_plugin validate site-max &&
+	sed "s/max-nodes: 64/max-nodes: 1/" site-max.yaml >max1.yaml &&
+	irespol config check max1.yaml >out &&
+	echo "max1.yaml: ok (1 plugin: validate: site-max)" >expected &&
+	test_cmp expected out &&
+	job two.yaml 2 1 0 &&
+	test_error 1 "respol: jobspec: two.yaml: site-max: requests 2 nodes, limit is 1" \
+		irespol jobspec validate --config=max1.yaml two.yaml
+'
+test_expect_success 'plugin new --kind=match: built and loaded from the install' '
+	new_plugin match site-avoid &&
+	irespol config check site-avoid.yaml >out &&
+	echo "site-avoid.yaml: ok (1 plugin: match: site-avoid)" >expected &&
+	test_cmp expected out &&
+	irespol jobspec create -N1 -n1 -- app >one.yaml &&
+	irespol match allocate --config=site-avoid.yaml --generate=nodes=2 one.yaml |
+		irespol R decode --short >out &&
+	echo "rank1/core0" >expected &&
+	test_cmp expected out
+'
+
 test_expect_success 'make install keeps a site-edited respol.yaml' '
 	echo "# site edit" >>"$SYSCONF/respol.yaml" &&
 	(
