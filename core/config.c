@@ -38,6 +38,8 @@
  *   $RESPOL_CONFIG is read with secure_getenv.
  * - Messages about loading an entry point at its `plugin` value; init
  *   failures point at its `config` block (at the entry when it has none).
+ *   A key of the block that the plugin does not declare (when it declares
+ *   its keys) is refused before init, at the key, like a key of the file.
  * - The "match" stack takes the same entries as "validate"; property and
  *   shell entries are still refused.  rp_config_policy looks up an
  *   instance of the match stack by name, else loads the plugin of that
@@ -49,6 +51,10 @@
  *   same instance), named like an implicit entry ("first#2" when "first"
  *   is taken in any stack), and finalised first in rp_config_destroy.
  *   A configuration read with RP_CONFIG_NOLOAD loads none.
+ * - An unknown key, and a plugin or policy name not found, get the
+ *   closest known name (core/suggest.h): the keys of the file or of an
+ *   entry; for a plugin, the NAME.so files of the search path; for a
+ *   policy, the instances of the match stack first, then those files.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -64,6 +70,7 @@
 #include "respol/match.h"
 
 #include "core/plugin_private.h"
+#include "core/suggest.h"
 
 #define NKINDS 4 /* RP_PLUGIN_VALIDATE .. RP_PLUGIN_SHELL */
 
@@ -200,6 +207,22 @@ static void err_key (struct loader *ld, const json_t *obj, const char *key,
     va_end (ap);
 }
 
+/* "LABEL: unknown key 'KEY'" about key of obj (label NULL: no label),
+ * with the closest of the known keys (NULL-terminated). */
+static void err_unknown (struct loader *ld, const json_t *obj, const char *key,
+                         const char *label, const char *const *known)
+{
+    char hint[SUGGEST_MAX + 32];
+    struct suggest s;
+
+    suggest_init (&s, key);
+    for (size_t i = 0; known[i]; i++)
+        suggest_add (&s, known[i], strlen (known[i]), 0);
+    err_key (ld, obj, key, "%s%sunknown key '%s'%s", label ? label : "",
+             label ? ": " : "", key,
+             suggest_hint (&s, "", hint, sizeof (hint)));
+}
+
 /* An error about node. */
 static void err_node (struct loader *ld, const json_t *node, const char *fmt,
                       ...) __attribute__ ((format (printf, 3, 4)));
@@ -238,6 +261,14 @@ static void read_plugin_path (struct loader *ld, const json_t *root, json_t *v)
 }
 
 static const char *const name_rule = "letters, digits, '-' and '_', 1-64 bytes";
+
+/* The keys of the file and of an entry, for suggestions. */
+static const char *const top_keys[] = {
+    "validate", "match",       "property",
+    "shell",    "plugin-path", "allow-insecure-path",
+    NULL,
+};
+static const char *const entry_keys[] = { "plugin", "name", "config", NULL };
 
 static void read_entry_plugin (struct loader *ld, struct entry *e,
                                const char *label, json_t *v)
@@ -292,7 +323,7 @@ static void read_entry_key (struct loader *ld, struct entry *e,
         err_at (ld, e->node, "config", 0, "%s: 'config' must be a mapping",
                 label);
     else if (strcmp (key, "config"))
-        err_key (ld, e->node, key, "%s: unknown key '%s'", label, key);
+        err_unknown (ld, e->node, key, label, entry_keys);
 }
 
 static void read_entry (struct loader *ld, uint32_t kind, json_t *stack,
@@ -368,7 +399,7 @@ static void read_key (struct loader *ld, const json_t *root, const char *key,
             err_at (ld, root, key, 0,
                     "allow-insecure-path must be true or false");
     } else
-        err_key (ld, root, key, "unknown key '%s'", key);
+        err_unknown (ld, root, key, NULL, top_keys);
 }
 
 /* Room for every entry of every stack (an upper bound). */
@@ -436,7 +467,7 @@ static char *entry_file (struct loader *ld, const struct entry *e,
     }
     if (search_path (ld) < 0)
         rp_error_set (&error, ENOMEM, "out of memory");
-    else if (plugin_find (e->plugin, ld->search, &file, &error) == 0)
+    else if (plugin_find (e->plugin, ld->search, NULL, &file, &error) == 0)
         return file;
     err_at (ld, e->node, "plugin", 0, "%s: %s", label, error.text);
     return NULL;
@@ -463,6 +494,36 @@ static char *instance_name (struct loader *ld, const struct entry *e,
     return name;
 }
 
+static bool declared (const char *const *keys, const char *key)
+{
+    for (size_t i = 0; keys[i]; i++)
+        if (!strcmp (keys[i], key))
+            return true;
+    return false;
+}
+
+/* Refuse each key of e's block that p does not declare (when it declares
+ * its keys), at the key; false when there was one. */
+static bool check_declared (struct loader *ld, const struct entry *e,
+                            const struct rp_plugin *p, const char *label,
+                            const char *name)
+{
+    const char *const *keys = plugin_config_keys (p);
+    size_t errors = ld->errors;
+    char where[160];
+    const char *key;
+    json_t *v;
+
+    if (!keys || !e->config)
+        return true;
+    snprintf (where, sizeof (where), "%s '%s'", label, name);
+    json_object_foreach (e->config, key, v) {
+        if (!declared (keys, key))
+            err_unknown (ld, e->config, key, where, keys);
+    }
+    return ld->errors == errors;
+}
+
 /* Init p as instance e; false after an error. */
 static bool start (struct loader *ld, const struct entry *e,
                    struct rp_plugin *p, const char *label)
@@ -472,6 +533,10 @@ static bool start (struct loader *ld, const struct entry *e,
 
     if (!name || json_object_set_new (ld->names, name, json_string (label))) {
         err_node (ld, e->node, "%s: out of memory", label);
+        free (name);
+        return false;
+    }
+    if (!check_declared (ld, e, p, label, name)) {
         free (name);
         return false;
     }
@@ -888,6 +953,8 @@ static char *policy_instance_name (const struct rp_config *cfg,
 static char *policy_file (struct rp_config *cfg, const char *name,
                           rp_error_t *error)
 {
+    const struct rp_stack *match = &cfg->stacks[RP_PLUGIN_MATCH - 1];
+    struct suggest hint;
     char *file = NULL;
 
     if (name[0] == '/') {
@@ -915,7 +982,12 @@ static char *policy_file (struct rp_config *cfg, const char *name,
         rp_error_set (error, ENOMEM, "out of memory");
         return NULL;
     }
-    if (plugin_find (name, cfg->search, &file, error) < 0)
+    /* A name close to an instance of the match stack, or to a plugin. */
+    suggest_init (&hint, name);
+    for (size_t i = 0; i < match->count; i++)
+        suggest_add (&hint, match->v[i]->instance,
+                     strlen (match->v[i]->instance), 0);
+    if (plugin_find (name, cfg->search, &hint, &file, error) < 0)
         return NULL;
     return file;
 }

@@ -72,6 +72,11 @@
  *   layout every ABI version keeps.  The host requires a descriptor and an
  *   ops table at least as large as in the first release of ABI 1, and
  *   ignores what a larger one adds.
+ * - Declared configuration keys (the descriptor's config_keys, when its
+ *   size covers the field) are checked with the descriptor: names as
+ *   plugin names, none twice, at most RP_PLUGIN_CONFIG_KEYS_MAX, so a
+ *   list without its NULL is caught after that many.  The configuration
+ *   (core/config.c) refuses a key not declared before init.
  * - Match policies (kind match): every operation is optional, but the
  *   ops table must cover size, order and stop_after, and order must be
  *   low or high (another value would make the walk order a guess).  At
@@ -90,6 +95,7 @@
  * - libltdl is not thread safe: every ltdl call (and lt_dlinit/lt_dlexit,
  *   one pair per loaded plugin, ltdl counts them) holds one mutex.
  */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -106,6 +112,7 @@
 
 #include "core/paths.h"
 #include "core/plugin_private.h"
+#include "core/suggest.h"
 
 /* The descriptor and validate ops as in the first release of ABI 1: the
  * host reads these fields, so a plugin must provide at least these. */
@@ -120,6 +127,8 @@
 #define OPS_COVERS(T, size, field)                                             \
     ((size) >= offsetof (T, field) + sizeof (((T *)0)->field))
 #define MATCH_COVERS(size, field) OPS_COVERS (struct rp_match_ops, size, field)
+/* Does descriptor d cover field? */
+#define DESC_COVERS(d, field) OPS_COVERS (struct rp_plugin_desc, (d)->size, field)
 
 static pthread_mutex_t ltdl_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Held around every init and fini call.  Recursive: an init may load a
@@ -349,6 +358,50 @@ static int check_match_ops (const struct rp_plugin_desc *d, rp_error_t *error)
     return 0;
 }
 
+/* The declared configuration keys, when the descriptor has the field:
+ * valid names, none twice, at most RP_PLUGIN_CONFIG_KEYS_MAX (so at most
+ * that many pointers and one more are read), and an init to read them. */
+static int check_config_keys (const struct rp_plugin_desc *d, rp_error_t *error)
+{
+    const char *const *keys;
+
+    if (!DESC_COVERS (d, config_keys) || !(keys = d->config_keys))
+        return 0;
+    if (!d->init)
+        return rp_error_set (error, EINVAL,
+                             "plugin '%s' declares configuration keys but has "
+                             "no init",
+                             d->name);
+    for (size_t n = 0; keys[n]; n++) {
+        if (n == RP_PLUGIN_CONFIG_KEYS_MAX)
+            return rp_error_set (error, EINVAL,
+                                 "plugin '%s' declares more than %d "
+                                 "configuration keys",
+                                 d->name, RP_PLUGIN_CONFIG_KEYS_MAX);
+        if (!plugin_name_valid (keys[n]))
+            return rp_error_set (error, EINVAL,
+                                 "plugin '%s' declares an invalid "
+                                 "configuration key '%.*s' (letters, digits, "
+                                 "'-' and '_', 1-%d bytes)",
+                                 d->name, PLUGIN_NAME_MAX, keys[n],
+                                 PLUGIN_NAME_MAX);
+        for (size_t i = 0; i < n; i++)
+            if (!strcmp (keys[i], keys[n]))
+                return rp_error_set (error, EINVAL,
+                                     "plugin '%s' declares configuration key "
+                                     "'%s' twice",
+                                     d->name, keys[n]);
+    }
+    return 0;
+}
+
+const char *const *plugin_config_keys (const struct rp_plugin *p)
+{
+    if (!p->desc || !DESC_COVERS (p->desc, config_keys))
+        return NULL;
+    return p->desc->config_keys;
+}
+
 /* rp_plugin_desc_check, with kind 0 for "the descriptor's own kind". */
 static int desc_check (const struct rp_plugin_desc *desc, uint32_t kind,
                        rp_error_t *error)
@@ -365,9 +418,10 @@ static int desc_check (const struct rp_plugin_desc *desc, uint32_t kind,
     if (!desc->ops)
         return rp_error_set (error, EINVAL, "plugin '%s' has no operations",
                              desc->name);
-    if (desc->kind == RP_PLUGIN_MATCH)
-        return check_match_ops (desc, error);
-    return check_validate_ops (desc, error);
+    if (desc->kind == RP_PLUGIN_MATCH ? check_match_ops (desc, error) < 0
+                                      : check_validate_ops (desc, error) < 0)
+        return -1;
+    return check_config_keys (desc, error);
 }
 
 int rp_plugin_desc_check (const struct rp_plugin_desc *desc, uint32_t kind,
@@ -1074,10 +1128,57 @@ static void join_dirs (char *const *dirs, char *buf, size_t size)
         len += snprintf (buf + len, size - len, "%s%s", i ? ":" : "", dirs[i]);
 }
 
-int plugin_find (const char *name, char *const *dirs, char **file,
-                 rp_error_t *error)
+/* Offer the names of the NAME.so entries of dirs to s, those of dirs[i]
+ * as group i + 1 (core/suggest.h: ties within a directory go to the name
+ * that sorts first, whatever readdir's order). */
+static void suggest_dirs (struct suggest *s, char *const *dirs)
 {
-    char list[RP_ERROR_TEXT_SIZE];
+    char name[PLUGIN_NAME_MAX + 1];
+
+    for (size_t i = 0; dirs[i]; i++) {
+        DIR *d = opendir (dirs[i]);
+        struct dirent *e;
+        if (!d)
+            continue;
+        while ((e = readdir (d))) {
+            size_t len = strlen (e->d_name);
+            if (len <= 3 || len - 3 > PLUGIN_NAME_MAX
+                || strcmp (e->d_name + len - 3, ".so") != 0)
+                continue;
+            snprintf (name, sizeof (name), "%.*s", (int)(len - 3), e->d_name);
+            if (plugin_name_valid (name))
+                suggest_add (s, name, len - 3, (unsigned)i + 1);
+        }
+        closedir (d);
+    }
+}
+
+/* "plugin 'NAME' not found in DIR:DIR...", with the closest name of hint
+ * (NULL: none yet) or of dirs.  The list of directories is cut to leave
+ * room for the suggestion. */
+static int not_found (const char *name, char *const *dirs, struct suggest *hint,
+                      rp_error_t *error)
+{
+    char list[RP_ERROR_TEXT_SIZE], text[SUGGEST_MAX + 32];
+    struct suggest local;
+    size_t fixed;
+
+    if (!hint) {
+        suggest_init (&local, name);
+        hint = &local;
+    }
+    suggest_dirs (hint, dirs);
+    suggest_hint (hint, "", text, sizeof (text));
+    fixed = strlen ("plugin '' not found in ") + strlen (name) + strlen (text);
+    join_dirs (dirs, list,
+               fixed < sizeof (list) - 1 ? sizeof (list) - fixed : 1);
+    return rp_error_set (error, ENOENT, "plugin '%s' not found in %s%s", name,
+                         list, text);
+}
+
+int plugin_find (const char *name, char *const *dirs, struct suggest *hint,
+                 char **file, rp_error_t *error)
+{
     struct stat st;
 
     for (size_t i = 0; dirs[i]; i++) {
@@ -1090,9 +1191,7 @@ int plugin_find (const char *name, char *const *dirs, char **file,
         }
         free (path);
     }
-    join_dirs (dirs, list, sizeof (list));
-    return rp_error_set (error, ENOENT, "plugin '%s' not found in %s", name,
-                         list);
+    return not_found (name, dirs, hint, error);
 }
 
 /* --- inspect and accessors ---------------------------------------------- */

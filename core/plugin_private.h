@@ -57,6 +57,10 @@ struct rp_plugin *plugin_open (const char *file, uint32_t kind,
  * where). */
 int plugin_start (struct rp_plugin *p, const char *instance, json_t *config,
                   rp_error_t *error);
+/* The configuration keys p declares (a NULL-terminated list checked at
+ * load, borrowed from the loaded plugin), or NULL when it declares none
+ * (or its descriptor predates the field, or it is unloaded). */
+const char *const *plugin_config_keys (const struct rp_plugin *p);
 /* fini (if init succeeded), unload, free.  Accepts NULL, keeps errno. */
 void plugin_close (struct rp_plugin *p);
 
@@ -90,9 +94,12 @@ void plugin_path_free (char **dirs);
  * name, whatever it is (a directory or a dangling symlink is then reported
  * by plugin_open, not skipped).  On success *file is the path (caller
  * frees).  Not found: -1, ENOENT,
- * "plugin 'NAME' not found in DIR:DIR...". */
-int plugin_find (const char *name, char *const *dirs, char **file,
-                 rp_error_t *error);
+ * "plugin 'NAME' not found in DIR:DIR...", and "; did you mean 'X'?"
+ * when a name is close (core/suggest.h): one of those already offered to
+ * hint (for NAME; NULL: none), else of the NAME.so files in dirs. */
+struct suggest;
+int plugin_find (const char *name, char *const *dirs, struct suggest *hint,
+                 char **file, rp_error_t *error);
 
 /* Open file for reading, resolved, without following a symlink at the
  * last step, and return the descriptor (blocking, close-on-exec).  It

@@ -12,9 +12,12 @@ test_expect_success 'respol --help lists the subcommands' '
 	grep "^  hostlist " out &&
 	grep "^  R " out
 '
-test_expect_success 'respol --version prints the version' '
+test_expect_success 'respol --version prints the version and the plugin ABI' '
+	abi=$(sed -n "s/^#define RP_PLUGIN_ABI_VERSION \([0-9]*\)$/\1/p" \
+		"$RESPOL_SRCDIR/api/respol/plugin.h") &&
+	test -n "$abi" &&
 	respol --version >out &&
-	grep "^respol [0-9]" out
+	grep -x "respol [0-9][0-9.]* (plugin ABI $abi)" out
 '
 test_expect_success 'respol with no arguments is a usage error (exit 2)' '
 	test_expect_code 2 respol 2>err &&

@@ -164,7 +164,7 @@ test_expect_success '--verbose prints what plugins log (good logs its block)' '
 
 test_expect_success 'a misspelt top-level key is named with its position' '
 	printf "plugin-path: []\nvaldiate:\n  - plugin: good\n" >typo.yaml &&
-	test_error 1 "respol: config: typo.yaml:2:1: unknown key '"'"'valdiate'"'"'" \
+	test_error 1 "respol: config: typo.yaml:2:1: unknown key '"'"'valdiate'"'"'; did you mean '"'"'validate'"'"'?" \
 		respol config check typo.yaml
 '
 test_expect_success 'a missing file' '
@@ -194,7 +194,7 @@ test_expect_success 'every error of the file, in order, and nothing is loaded' '
 	respol: config: many.yaml:1:14: plugin-path must be a list of absolute directories
 	respol: config: many.yaml:2:22: allow-insecure-path must be true or false
 	respol: config: many.yaml:4:13: validate[0]: plugin path '"'"'lib/x.so'"'"' is relative (use a name or an absolute path)
-	respol: config: many.yaml:5:5: validate[0]: unknown key '"'"'confg'"'"'
+	respol: config: many.yaml:5:5: validate[0]: unknown key '"'"'confg'"'"'; did you mean '"'"'config'"'"'?
 	respol: config: many.yaml:7:11: validate[1]: invalid instance name '"'"'not valid'"'"' (letters, digits, '"'"'-'"'"' and '"'"'_'"'"', 1-64 bytes)
 	respol: config: many.yaml:9:13: validate[2]: '"'"'config'"'"' must be a mapping
 	respol: config: many.yaml:11:5: property plugins are not supported yet

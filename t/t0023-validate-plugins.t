@@ -20,6 +20,15 @@ check_block() {
 		respol config check block.yaml
 }
 
+# check_key PLUGIN BLOCK COL MESSAGE: configuring PLUGIN with BLOCK fails
+# to load with the host's MESSAGE about a key the plugin does not declare,
+# at line 3, column COL (the key), before init.
+check_key() {
+	printf "validate:\n  - plugin: %s\n    config: %s\n" "$1" "$2" >block.yaml &&
+	test_error 1 "respol: config: block.yaml:3:$3: validate[0] $Q$1$Q: $4" \
+		respol config check block.yaml
+}
+
 # good_block PLUGIN BLOCK: configuring PLUGIN with BLOCK loads.
 good_block() {
 	printf "validate:\n  - plugin: %s\n    config: %s\n" "$1" "$2" >good.yaml &&
@@ -93,8 +102,10 @@ test_expect_success 'require-duration: good blocks' '
 	good_block require-duration "{default: 2h, max: 2h}" &&
 	good_block require-duration "{default: \"30\", max: 1d}"
 '
-test_expect_success 'require-duration: an unknown key' '
-	check_block require-duration "{dflt: 1h}" "unknown key ${Q}dflt${Q}"
+test_expect_success 'require-duration: an unknown key, refused at the key' '
+	check_key require-duration "{dflt: 1h}" 14 "unknown key ${Q}dflt${Q}" &&
+	check_key require-duration "{max: 1d, defualt: 1h}" 23 \
+		"unknown key ${Q}defualt${Q}; did you mean ${Q}default${Q}?"
 '
 test_expect_success 'require-duration: a value that is no duration' '
 	check_block require-duration "{default: true}" \
@@ -150,7 +161,8 @@ test_expect_success 'limits: a block with no limit at all' '
 	check_block limits "{queues: {debug: {}, batch: ~}}" "$msg"
 '
 test_expect_success 'limits: unknown keys, at the top and in a queue' '
-	check_block limits "{max-node: 4}" "unknown key ${Q}max-node${Q}" &&
+	check_key limits "{max-node: 4}" 14 \
+		"unknown key ${Q}max-node${Q}; did you mean ${Q}max-nodes${Q}?" &&
 	check_block limits "{queues: {debug: {max-node: 1}}}" \
 		"queues.debug: unknown key ${Q}max-node${Q}" &&
 	check_block limits "{queues: {debug: {queues: {}}}}" \
@@ -198,7 +210,8 @@ test_expect_success 'queues: queues is required, with at least one queue' '
 	check_block queues "{queues: {\"\": {}}}" "queues: a queue name is empty"
 '
 test_expect_success 'queues: unknown keys' '
-	check_block queues "{queues: {batch: {}}, dflt: batch}" "unknown key ${Q}dflt${Q}" &&
+	check_key queues "{queues: {batch: {}}, dflt: batch}" 35 \
+		"unknown key ${Q}dflt${Q}" &&
 	check_block queues "{queues: {batch: {require: [x]}}}" \
 		"queues.batch: unknown key ${Q}require${Q}" &&
 	check_block queues "{queues: {batch: 1}}" "queues.batch: must be a mapping"

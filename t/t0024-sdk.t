@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: LGPL-3.0-or-later
 
 test_description='the SDK: make install puts headers, respol.pc, the shipped
-plugins and the example plugin in place; the example builds out of tree with
-exactly cc -shared -fPIC $(pkg-config --cflags respol), and the installed
-respol loads it through a configuration file and runs it on jobspec'
+plugins and the example plugins in place (pkg-config --variable=examplesdir
+names their folder); each example builds out of tree with exactly cc -shared
+-fPIC $(pkg-config --cflags respol), and the installed respol loads it
+through a configuration file and runs it: the validator on jobspec, the
+match policy on R'
 
 . "${SHARNESS_TEST_SRCDIR:-$(dirname "$0")}/lib-respol.sh"
 
@@ -84,11 +86,15 @@ test_expect_success 'the installed files' '
 		pack.so queues.so require-duration.so spread.so user-limits.so >expected &&
 	test_cmp expected plugins &&
 	ls "$EXAMPLES" >examples &&
-	printf "%s\n" README.md respol.yaml site-validator.c >expected &&
+	printf "%s\n" README.md respol.yaml site-match-policy.c site-validator.c \
+		>expected &&
 	test_cmp expected examples &&
 	test_cmp "$RESPOL_SRCDIR/conf/respol.yaml" "$SYSCONF/respol.yaml" &&
 	test -f "$PREFIX/share/man/man5/respol.yaml.5" &&
 	test -f "$PREFIX/share/man/man7/respol-plugin.7"
+'
+test_expect_success 'pkg-config --variable=examplesdir names the examples' '
+	test "$(pkg-config --variable=examplesdir respol)" = "$EXAMPLES"
 '
 test_expect_success 'the installed respol runs with the installed library' '
 	irespol --version >out &&
@@ -150,13 +156,13 @@ test_expect_success 'a configuration loads it, and a shipped plugin, from the in
 	echo "site.yaml: ok (2 plugins: validate: queues, site-gpus)" >expected &&
 	test_cmp expected out
 '
-test_expect_success 'its configuration block is checked' '
+test_expect_success 'its configuration block is checked: keys by the host' '
 	cat >bad.yaml <<-EOF &&
 	validate:
 	  - plugin: "$(pwd)/site.so"
-	    config: {max-gpus-per-node: 4, max-gpu: 2}
+	    config: {max-gpus-per-node: 4, gpu-queu: gpu}
 	EOF
-	test_error 1 "respol: config: bad.yaml:3:13: validate[0] '"'"'site-gpus'"'"': init failed: unknown key '"'"'max-gpu'"'"'" \
+	test_error 1 "respol: config: bad.yaml:3:36: validate[0] '"'"'site-gpus'"'"': unknown key '"'"'gpu-queu'"'"'; did you mean '"'"'gpu-queue'"'"'?" \
 		irespol config check bad.yaml &&
 	cat >bad.yaml <<-EOF &&
 	validate:
@@ -219,6 +225,84 @@ test_expect_success 'it warns about a GPU job outside the GPU queue' '
 	test_cmp expected err &&
 	irespol jobspec validate --config=site.yaml --print batch.yaml >printed &&
 	grep "^    queue: batch$" printed
+'
+
+# The match-policy example, likewise.
+test_expect_success 'the match-policy example builds with the documented command' '
+	cp "$(pkg-config --variable=examplesdir respol)/site-match-policy.c" . &&
+	cc -shared -fPIC $(pkg-config --cflags respol) -o site-policy.so \
+		site-match-policy.c &&
+	chmod go-w site-policy.so &&
+	nm -D --defined-only site-policy.so |
+		awk "\$2 !~ /^[wU]$/ { print \$3 }" >syms &&
+	echo respol_plugin >expected &&
+	test_cmp expected syms
+'
+test_expect_success 'it places jobs on preferred nodes first, never on avoided ones' '
+	cat >policy.yaml <<-EOF &&
+	match:
+	  - plugin: "$(pwd)/site-policy.so"
+	    config: {prefer: fast, avoid: login}
+	EOF
+	irespol R encode -r 0-3 -c 0-7 -H "node[0-3]" |
+		irespol R set-property fast:2-3 login:0 >R.json &&
+	irespol jobspec create -N1 -n1 -c8 -- app >node.yaml &&
+	printf "match allocate node.yaml\n%.0s" 1 2 3 4 >script &&
+	test_expect_code 1 irespol query --config=policy.yaml -F short -R R.json \
+		<script >out 2>err &&
+	printf "1: node2: core[0-7]\n2: node3: core[0-7]\n3: node1: core[0-7]\n" \
+		>expected &&
+	test_cmp expected out &&
+	grep "^respol: query: line 4: match allocate node.yaml: not satisfiable now" err
+'
+test_expect_success 'its block is checked: keys by the host, values by init' '
+	cat >bad.yaml <<-EOF &&
+	match:
+	  - plugin: "$(pwd)/site-policy.so"
+	    config: {prefr: fast}
+	EOF
+	test_error 1 "respol: config: bad.yaml:3:14: match[0] '"'"'site-policy'"'"': unknown key '"'"'prefr'"'"'; did you mean '"'"'prefer'"'"'?" \
+		irespol config check bad.yaml &&
+	cat >bad.yaml <<-EOF &&
+	match:
+	  - plugin: "$(pwd)/site-policy.so"
+	    config: {}
+	EOF
+	test_error 1 "respol: config: bad.yaml:3:13: match[0] '"'"'site-policy'"'"': init failed: give '"'"'prefer'"'"', '"'"'avoid'"'"' or both" \
+		irespol config check bad.yaml
+'
+
+# respol plugin new: each skeleton, built with the line it prints against
+# the install, loaded with the entry it prints, and run.
+# new_plugin KIND NAME: write NAME.c, build it as printed, and leave the
+# printed entry in NAME.yaml.
+new_plugin() {
+	irespol plugin new --kind=$1 $2 >$2.out &&
+	line=$(grep "^cc " $2.out) &&
+	eval "$line" &&
+	chmod go-w $2.so &&
+	sed -n "/^# and enable it in respol.yaml with:$/,\$p" $2.out | sed 1d >$2.yaml
+}
+test_expect_success 'plugin new --kind=validate: built and loaded from the install' '
+	new_plugin validate site-max &&
+	sed "s/max-nodes: 64/max-nodes: 1/" site-max.yaml >max1.yaml &&
+	irespol config check max1.yaml >out &&
+	echo "max1.yaml: ok (1 plugin: validate: site-max)" >expected &&
+	test_cmp expected out &&
+	job two.yaml 2 1 0 &&
+	test_error 1 "respol: jobspec: two.yaml: site-max: requests 2 nodes, limit is 1" \
+		irespol jobspec validate --config=max1.yaml two.yaml
+'
+test_expect_success 'plugin new --kind=match: built and loaded from the install' '
+	new_plugin match site-avoid &&
+	irespol config check site-avoid.yaml >out &&
+	echo "site-avoid.yaml: ok (1 plugin: match: site-avoid)" >expected &&
+	test_cmp expected out &&
+	irespol jobspec create -N1 -n1 -- app >one.yaml &&
+	irespol match allocate --config=site-avoid.yaml --generate=nodes=2 one.yaml |
+		irespol R decode --short >out &&
+	echo "rank1/core0" >expected &&
+	test_cmp expected out
 '
 
 test_expect_success 'make install keeps a site-edited respol.yaml' '

@@ -88,9 +88,13 @@ test_expect_success 'no source, or no block at all' '
 	test_error 1 "respol: config: none.yaml:2:5: validate[0] ${Q}feasibility$Q: init failed: one of R, graph, xml, generate is required" \
 		respol config check none.yaml
 '
-test_expect_success 'an unknown key' '
-	check_block "{file: /R.json}" "unknown key ${Q}file$Q" &&
-	check_block "{generate: nodes=1, nodes: 2}" "unknown key ${Q}nodes$Q"
+test_expect_success 'an unknown key, refused by the host at the key' '
+	feasible block.yaml "{file: /R.json}" &&
+	test_error 1 "respol: config: block.yaml:3:14: validate[0] ${Q}feasibility$Q: unknown key ${Q}file$Q" \
+		respol config check block.yaml &&
+	feasible block.yaml "{generate: nodes=1, grpah: /g.json}" &&
+	test_error 1 "respol: config: block.yaml:3:33: validate[0] ${Q}feasibility$Q: unknown key ${Q}grpah$Q; did you mean ${Q}graph$Q?" \
+		respol config check block.yaml
 '
 test_expect_success 'two sources' '
 	check_block "{R: /a.json, xml: /b.xml}" \

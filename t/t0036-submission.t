@@ -277,7 +277,13 @@ done <<-EOF
 {users: {alice: {max-gpus: x}}}	users.alice.max-gpus: must be an integer >= 0
 {users: []}	users: must be a mapping
 {account: 5}	account: must be a mapping
-{acount: {}}	unknown key ${Q}acount$Q
 EOF
+
+test_expect_success 'user-limits configuration: an unknown top-level key, at the key, with a suggestion' '
+	printf "validate:\n  - plugin: user-limits\n    config: {acount: {}}\n" >bad.yaml &&
+	test_expect_code 1 respol config check bad.yaml 2>err &&
+	grep -F "bad.yaml:3:14: validate[0] ${Q}user-limits$Q: unknown key ${Q}acount$Q" err &&
+	grep -F "did you mean ${Q}account$Q?" err
+'
 
 test_done

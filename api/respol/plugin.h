@@ -165,8 +165,22 @@ struct rp_plugin_desc {
      * RP_PLUGIN_MATCH.  Required. */
     const void *ops;
 
+    /* The keys the configuration block may hold, NULL-terminated, e.g.
+     *   static const char *const keys[] = { "max-nodes", "queue", NULL };
+     * (letters, digits, '-', '_', 1-64 bytes each; no key twice; at most
+     * RP_PLUGIN_CONFIG_KEYS_MAX; a plugin that declares keys has an init).
+     * The host then refuses any other key of the block itself, at the
+     * key's own position in the configuration file, before init is
+     * called; init still checks the values and any nested block.  NULL:
+     * not declared, init checks the whole block.  (A host that predates
+     * this field ignores it: a plugin that must also run there checks its
+     * keys itself.)  Optional. */
+    const char *const *config_keys;
+
     /* New fields are added here, at the end. */
 };
+
+#define RP_PLUGIN_CONFIG_KEYS_MAX 64
 
 /* --- kind RP_PLUGIN_VALIDATE --------------------------------------------
  *

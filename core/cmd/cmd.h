@@ -32,6 +32,9 @@ int cmd_config (int argc, char **argv);
  * (argv[0] is "filter"), dispatched from cmd_jobspec and cmd_R. */
 int cmd_jobspec_create (int argc, char **argv);
 int cmd_R_filter (int argc, char **argv);
+/* `respol plugin new` (argv[0] is "new"), dispatched from cmd_plugin;
+ * usage prints the usage of respol plugin, for --help. */
+int cmd_plugin_new (int argc, char **argv, void (*usage) (FILE *f));
 
 /* Print "respol: SUB: message" on stderr and exit with EXIT_INPUT. */
 void cmd_die (const char *sub, const char *fmt, ...)

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-3.0-or-later */
-/* respol plugin: show the configured plugin stacks and describe a plugin
- * file (see api/respol/config.h).
+/* respol plugin: show the configured plugin stacks, describe a plugin
+ * file (see api/respol/config.h), and write a new plugin (new, in
+ * core/cmd/scaffold.c, with options of its own).
  *
  *   respol plugin list [--config=FILE] [--json]
  *   respol plugin info [--json] FILE
+ *   respol plugin new --kind=validate|match [--dir=DIR] NAME
  *
  * list loads the configuration as every command does (--config, else
  * $RESPOL_CONFIG, else the installed default), so it also inits every
@@ -46,17 +48,28 @@ static void usage (FILE *f)
 {
     fprintf (f,
              "Usage: respol plugin list [--config=FILE] [--json]\n"
-             "       respol plugin info [--json] FILE\n\n"
+             "       respol plugin info [--json] FILE\n"
+             "       respol plugin new --kind=validate|match [--dir=DIR] "
+             "NAME\n\n"
              "Subcommands:\n"
              "  list       list the configured plugin instances, in stack "
              "order\n"
              "  info       print the descriptor of a plugin file without "
-             "running it\n\n"
+             "running it\n"
+             "  new        write NAME.c, a commented plugin that builds as "
+             "it is,\n"
+             "             and print how to build and enable it\n\n"
              "Options:\n"
              "      --config=FILE   the configuration (list; default "
              "$RESPOL_CONFIG,\n"
              "                      else %s)\n"
              "      --json          print JSON\n"
+             "      --kind=KIND     new: validate (a jobspec validator) or "
+             "match\n"
+             "                      (a match policy)\n"
+             "      --dir=DIR       new: write DIR/NAME.c (default: the "
+             "current\n"
+             "                      directory); never overwrites a file\n"
              "  -h, --help          print this message\n\n"
              "A plugin named without '/' in the configuration is searched "
              "in its\n"
@@ -266,6 +279,8 @@ int cmd_plugin (int argc, char **argv)
         cmd_usage_error (SUB, "options come after the subcommand");
     if (optind == argc)
         cmd_usage_error (SUB, "missing subcommand");
+    if (!strcmp (argv[optind], "new"))
+        return cmd_plugin_new (argc - optind, argv + optind, usage);
     if (!strcmp (argv[optind], "list"))
         run = run_list;
     else if (!strcmp (argv[optind], "info"))

@@ -81,7 +81,8 @@ int main (int argc, char **argv)
         return 0;
     }
     if (!strcmp (argv[1], "--version")) {
-        printf ("respol %s\n", PACKAGE_VERSION);
+        printf ("respol %s (plugin ABI %d)\n", PACKAGE_VERSION,
+                RP_PLUGIN_ABI_VERSION);
         return 0;
     }
     for (size_t i = 0; i < sizeof (subcommands) / sizeof (subcommands[0]);

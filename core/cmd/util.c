@@ -17,7 +17,9 @@
  * A known long option is named in full ("--ex=1" reports '--exclusive',
  * as getopt does); an unknown or ambiguous one as typed, up to '='; a
  * short one that is not printable as '-\xNN'.  A name too long for buf
- * is cut and ends in "...", so the message keeps its closing quote.
+ * is cut and ends in "...", so the message keeps its closing quote.  An
+ * unknown long option close to one of longopts (core/suggest.h) gets
+ * "; did you mean '--NAME'?", the hint kept whole when the option is cut.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -27,6 +29,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "core/suggest.h"
 
 static void vwarn (const char *sub, const char *fmt, va_list ap)
 {
@@ -155,6 +158,25 @@ static const char *short_error (char *buf, size_t size, int c,
                            strlen (name), "");
 }
 
+/* "unknown option 'ARG'" for the unknown long option arg ("--name" or
+ * "--name=value"), with the closest of longopts. */
+static const char *unknown_long (char *buf, size_t size, const char *arg,
+                                 const struct option *longopts)
+{
+    char hint[SUGGEST_MAX + 32], name[SUGGEST_MAX + 8] = "";
+    size_t len = strcspn (arg, "=");
+    struct suggest s;
+
+    /* A name too long to be close to any is not copied. */
+    if (!strncmp (arg, "--", 2) && len - 2 < sizeof (name))
+        snprintf (name, sizeof (name), "%.*s", (int)(len - 2), arg + 2);
+    suggest_init (&s, name);
+    for (const struct option *o = longopts; o && o->name; o++)
+        suggest_add (&s, o->name, strlen (o->name), 0);
+    suggest_hint (&s, "--", hint, sizeof (hint));
+    return option_message (buf, size, "unknown option ", "", arg, len, hint);
+}
+
 const char *cmd_option_error (char *buf, size_t size, int c, char **argv,
                               const char *optstring,
                               const struct option *longopts)
@@ -163,8 +185,7 @@ const char *cmd_option_error (char *buf, size_t size, int c, char **argv,
     const struct option *o;
 
     if (optopt == 0)
-        return option_message (buf, size, "unknown option ", "", arg,
-                               strcspn (arg, "="), "");
+        return unknown_long (buf, size, arg, longopts);
     if (!(o = rejected_long (longopts, arg, argv[optind] == NULL)))
         return short_error (buf, size, c, optstring);
     if (o->has_arg == no_argument)

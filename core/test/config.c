@@ -170,7 +170,8 @@ static const struct syntax_test syntax_tests[] = {
       "  - plugin: /abs/x.so\n    name: x-1_Y\n    config: {a: 1}\n"
       "  - plugin: good\n    config:\n",
       NULL },
-    { "a misspelt key", "valdiate: []\n", "@:1:1: unknown key 'valdiate'" },
+    { "a misspelt key", "valdiate: []\n",
+      "@:1:1: unknown key 'valdiate'; did you mean 'validate'?" },
     { "plugin-path not a list", "plugin-path: /x\n",
       "@:1:14: plugin-path must be a list of absolute directories" },
     { "plugin-path entries not absolute", "plugin-path: [/a, rel, 3, '']\n",
@@ -213,7 +214,7 @@ static const struct syntax_test syntax_tests[] = {
     { "config not a mapping", "validate:\n  - plugin: good\n    config: [1]\n",
       "@:3:13: validate[0]: 'config' must be a mapping" },
     { "an unknown entry key", "validate:\n  - plugin: good\n    confg: {}\n",
-      "@:3:5: validate[0]: unknown key 'confg'" },
+      "@:3:5: validate[0]: unknown key 'confg'; did you mean 'config'?" },
     { "match entries of every form (checked, not loaded)",
       "match:\n  - plugin: first\n  - plugin: /abs/pack.so\n    name: p\n"
       "    config: {}\n",
@@ -224,7 +225,7 @@ static const struct syntax_test syntax_tests[] = {
       "@:2:13: match[0]: invalid plugin name 'x.so' (letters, digits, '-' "
       "and '_', 1-64 bytes; or an absolute path)\n"
       "@:3:5: match[1]: missing key 'plugin'\n"
-      "@:5:5: match[2]: unknown key 'confg'" },
+      "@:5:5: match[2]: unknown key 'confg'; did you mean 'config'?" },
     { "instance names are unique across the validate and match stacks",
       "validate:\n  - plugin: good\n    name: a\nmatch:\n  - plugin: first\n"
       "    name: a\n",
@@ -250,7 +251,7 @@ static const struct syntax_test syntax_tests[] = {
       "@:4:5: validate[0]: unknown key 'bogus'\n"
       "@:5:26: validate[1]: invalid instance name 'a b' (letters, digits, "
       "'-' and '_', 1-64 bytes)\n"
-      "@:6:1: unknown key 'valdiate'" },
+      "@:6:1: unknown key 'valdiate'; did you mean 'validate'?" },
 };
 
 static void test_syntax (void)
@@ -499,6 +500,20 @@ static const struct load_test load_tests[] = {
       "match:\n  - plugin: $FIX/score-fails.so\n    config: {a: 1}\n",
       "@:3:13: match[0] 'score-fails': init failed: takes no "
       "configuration" },
+    { "a key the plugin does not declare: refused at the key, before init",
+      "validate:\n  - plugin: $FIX/declared-keys.so\n"
+      "    config: {limit: 2, lmit: 3}\n",
+      "@:3:24: validate[0] 'declared-keys': unknown key 'lmit'; did you mean "
+      "'limit'?" },
+    { "every key the plugin does not declare, with the instance name",
+      "validate:\n  - plugin: $FIX/declared-keys.so\n    name: dk\n"
+      "    config:\n      queue: batch\n      max: 3\n      qeue: x\n",
+      "@:6:7: validate[0] 'dk': unknown key 'max'\n"
+      "@:7:7: validate[0] 'dk': unknown key 'qeue'; did you mean 'queue'?" },
+    { "a declared list with a key twice",
+      "validate:\n  - plugin: $FIX/bad-keys.so\n",
+      "@:2:13: validate[0]: $FIX/bad-keys.so: plugin 'bad-keys' declares "
+      "configuration key 'limit' twice" },
     { "every bad entry is reported",
       "plugin-path: [$FIX]\nvalidate:\n  - plugin: wrong-abi\n"
       "  - plugin: good\n  - plugin: init-fails\n  - plugin: no-ops\n",
@@ -559,6 +574,31 @@ static void test_load_good (void)
         "an implicit name does not take a name given later");
     is (rp_plugin_instance (instance (cfg, 1)), "good",
         "the explicit name is kept");
+    rp_config_destroy (cfg);
+    rp_diags_destroy (d);
+}
+
+/* Declared keys: the block is checked against them and init sees it; a
+ * descriptor that predates the field loads with any block. */
+static void test_declared_keys (void)
+{
+    struct rp_diags *d = rp_diags_create ();
+    struct rp_config *cfg;
+
+    cfg = load ("validate:\n  - plugin: $FIX/declared-keys.so\n"
+                "    config: {queue: batch, limit: 2}\n"
+                "  - plugin: $FIX/declared-keys.so\n",
+                0, d);
+    if (!ok (cfg != NULL && rp_diags_count (d) == 0,
+             "a block of declared keys, and no block, load"))
+        diag ("%s", messages (d));
+    rp_config_destroy (cfg);
+    cfg = load ("validate:\n  - plugin: $FIX/old-descriptor.so\n"
+                "    config: {other: 1}\n",
+                0, d);
+    if (!ok (cfg != NULL && rp_diags_count (d) == 0,
+             "a descriptor without config_keys loads with any block"))
+        diag ("%s", messages (d));
     rp_config_destroy (cfg);
     rp_diags_destroy (d);
 }
@@ -1277,6 +1317,7 @@ int main (void)
     test_stacks_api ();
     test_load_errors ();
     test_load_good ();
+    test_declared_keys ();
     test_search_path ();
     test_match_stack ();
     test_match_ops_size ();

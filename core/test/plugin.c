@@ -111,6 +111,9 @@ static const char name64[] =
 static const char name65[] =
     "a1234567890123456789012345678901234567890123456789012345678901234";
 
+#define LONG_KEY64                                                             \
+    "a123456789012345678901234567890123456789012345678901234567890123"
+
 #define ABI RP_PLUGIN_ABI_VERSION
 #define SIZE sizeof (struct rp_plugin_desc)
 #define VAL RP_PLUGIN_VALIDATE
@@ -266,6 +269,127 @@ static void test_desc_grows (void)
         "desc check of NULL fails with EINVAL");
     ok (rp_plugin_desc_check (NULL, RP_PLUGIN_VALIDATE, NULL) < 0,
         "desc check accepts a NULL error");
+}
+
+/* Declared configuration keys: the list is checked with the descriptor,
+ * and a descriptor that predates the field is not read beyond its size. */
+static int init_ok (struct rp_plugin *p, const struct rp_host_services *svc)
+{
+    return 0;
+}
+
+static const char *const keys_ok[] = { "max-nodes", "queue_1", "R", NULL };
+static const char *const keys_none[] = { NULL };
+static const char *const keys_space[] = { "max nodes", NULL };
+static const char *const keys_empty[] = { "a", "", NULL };
+static const char *const keys_twice[] = { "a", "b", "a", NULL };
+static const char *const keys_long[] = { name65, NULL };
+static const char *const keys_64[] = { name64, NULL };
+
+struct keys_test {
+    const char *what;
+    const char *const *keys;
+    bool init;
+    const char *error; /* NULL: valid */
+};
+
+static const struct keys_test keys_tests[] = {
+    { "declared keys", keys_ok, true, NULL },
+    { "no key at all (an empty block only)", keys_none, true, NULL },
+    { "not declared (NULL)", NULL, false, NULL },
+    { "a key of 64 bytes", keys_64, true, NULL },
+    { "keys without init", keys_ok, false,
+      "plugin 'x' declares configuration keys but has no init" },
+    { "a key with a space", keys_space, true,
+      "plugin 'x' declares an invalid configuration key 'max nodes' "
+      "(letters, digits, '-' and '_', 1-64 bytes)" },
+    { "an empty key", keys_empty, true,
+      "plugin 'x' declares an invalid configuration key '' (letters, "
+      "digits, '-' and '_', 1-64 bytes)" },
+    { "a key of 65 bytes (shown cut at 64)", keys_long, true,
+      "plugin 'x' declares an invalid configuration key '" LONG_KEY64
+      "' (letters, digits, '-' and '_', 1-64 bytes)" },
+    { "a key twice", keys_twice, true,
+      "plugin 'x' declares configuration key 'a' twice" },
+};
+
+static void test_config_keys (void)
+{
+    for (size_t i = 0; i < sizeof (keys_tests) / sizeof (keys_tests[0]); i++) {
+        const struct keys_test *t = &keys_tests[i];
+        struct rp_plugin_desc d = {
+            .abi_version = ABI,
+            .size = SIZE,
+            .kind = VAL,
+            .name = "x",
+            .init = t->init ? init_ok : NULL,
+            .ops = &ops,
+            .config_keys = t->keys,
+        };
+        rp_error_t error = { "untouched" };
+        int rc;
+
+        errno = 0;
+        rc = rp_plugin_desc_check (&d, VAL, &error);
+        if (!t->error)
+            ok (rc == 0 && !strcmp (error.text, "untouched"),
+                "config keys: %s: valid", t->what);
+        else
+            ok (rc == -1 && errno == EINVAL && !strcmp (error.text, t->error),
+                "config keys: %s: %s", t->what, error.text);
+    }
+}
+
+/* 64 keys are accepted, 65 are too many, and a list without its NULL is
+ * read no further than that (the array ends there: a sanitizer build
+ * catches a read past it). */
+static void test_config_keys_max (void)
+{
+    static char names[RP_PLUGIN_CONFIG_KEYS_MAX + 1][8];
+    const char *keys[RP_PLUGIN_CONFIG_KEYS_MAX + 1];
+    struct rp_plugin_desc d = {
+        .abi_version = ABI,
+        .size = SIZE,
+        .kind = VAL,
+        .name = "x",
+        .init = init_ok,
+        .ops = &ops,
+        .config_keys = keys,
+    };
+    rp_error_t error;
+
+    for (int i = 0; i < RP_PLUGIN_CONFIG_KEYS_MAX + 1; i++) {
+        snprintf (names[i], sizeof (names[i]), "k%d", i);
+        keys[i] = names[i];
+    }
+    keys[RP_PLUGIN_CONFIG_KEYS_MAX] = NULL;
+    ok (rp_plugin_desc_check (&d, VAL, &error) == 0,
+        "config keys: %d keys are accepted", RP_PLUGIN_CONFIG_KEYS_MAX);
+    keys[RP_PLUGIN_CONFIG_KEYS_MAX] = names[RP_PLUGIN_CONFIG_KEYS_MAX];
+    ok (rp_plugin_desc_check (&d, VAL, &error) < 0
+            && !strcmp (error.text,
+                        "plugin 'x' declares more than 64 configuration keys"),
+        "config keys: %d keys are too many: %s", RP_PLUGIN_CONFIG_KEYS_MAX + 1,
+        error.text);
+}
+
+/* A descriptor built before config_keys existed is not read past its
+ * size: whatever lies there is not taken for a list. */
+static void test_config_keys_old_size (void)
+{
+    struct rp_plugin_desc d = {
+        .abi_version = ABI,
+        .size = offsetof (struct rp_plugin_desc, config_keys),
+        .kind = VAL,
+        .name = "x",
+        .ops = &ops,
+        .config_keys = keys_space,
+    };
+    rp_error_t error;
+
+    ok (rp_plugin_desc_check (&d, VAL, &error) == 0,
+        "config keys: a descriptor not covering the field is not read "
+        "there");
 }
 
 /* --- inspect ------------------------------------------------------------ */
@@ -757,6 +881,9 @@ int main (void)
     fixtures_setup ("respol-test-plugin");
     test_desc_check ();
     test_desc_grows ();
+    test_config_keys ();
+    test_config_keys_max ();
+    test_config_keys_old_size ();
     test_inspect_good ();
     test_inspect_failures ();
     test_inspect_files ();

@@ -46,12 +46,19 @@ struct site {
  * long as the plugin is loaded, so one static pointer is enough. */
 static const struct rp_host_services *svc;
 
-/* Step 2: init.  Called once per instance, before any validate call, with
- * the configuration block.  Check the block strictly: a typo in a key
- * should stop the load with a clear message, not be ignored.  On error,
- * return svc->error (p, ...): the host prints the message with the
- * instance name and the file:line:column of the block, and loads nothing
- * of the whole configuration. */
+/* Step 2: the keys of the configuration block.  Declared in the
+ * descriptor (step 6), they let the host refuse any other key itself, at
+ * its line and column in respol.yaml and with the closest declared key
+ * ("unknown key 'gpu-queu'; did you mean 'gpu-queue'?"), before init is
+ * called: a typo stops the load instead of being ignored. */
+static const char *const site_keys[] = { "max-gpus-per-node", "gpu-queue",
+                                         NULL };
+
+/* Step 3: init.  Called once per instance, before any validate call, with
+ * the configuration block, whose keys the host already checked.  Check
+ * the values strictly.  On error, return svc->error (p, ...): the host
+ * prints the message with the instance name and the file:line:column of
+ * the block, and loads nothing of the whole configuration. */
 static int read_config (struct rp_plugin *p, struct site *site)
 {
     /* The block is a read-only JSON object (YAML is converted), borrowed
@@ -59,16 +66,7 @@ static int read_config (struct rp_plugin *p, struct site *site)
     const json_t *cfg = svc->config (p);
     json_t *max = json_object_get (cfg, "max-gpus-per-node");
     json_t *queue = json_object_get (cfg, "gpu-queue");
-    const char *key;
-    json_t *value;
 
-    /* Reject keys we do not know (json_object_foreach wants a non-const
-     * object but does not modify it). */
-    json_object_foreach ((json_t *)cfg, key, value) {
-        if (strcmp (key, "max-gpus-per-node") != 0
-            && strcmp (key, "gpu-queue") != 0)
-            return svc->error (p, "unknown key '%s'", key);
-    }
     if (!max)
         return svc->error (p, "'max-gpus-per-node' is required");
     if (!json_is_integer (max) || json_integer_value (max) < 0)
@@ -107,7 +105,7 @@ static int site_init (struct rp_plugin *p, const struct rp_host_services *s)
     return 0;
 }
 
-/* Step 3: fini.  Called once per instance when the stack is unloaded
+/* Step 4: fini.  Called once per instance when the stack is unloaded
  * (never after a failed init): free what init stored. */
 static void site_fini (struct rp_plugin *p)
 {
@@ -119,7 +117,7 @@ static void site_fini (struct rp_plugin *p)
     }
 }
 
-/* Step 4: validate.  The jobspec already passed the RFC 14/25 checks; read
+/* Step 5: validate.  The jobspec already passed the RFC 14/25 checks; read
  * it only through the accessors of <respol/jobspec.h>.
  *
  * Counting GPUs per node: rp_jobspec_resource_total (r) is the number of
@@ -199,7 +197,7 @@ static int site_validate (struct rp_plugin *p, const struct rp_jobspec *js,
     return RP_ACCEPT;
 }
 
-/* Step 5: the descriptor, the one symbol the plugin exports.  Every other
+/* Step 6: the descriptor, the one symbol the plugin exports.  Every other
  * symbol above is static.  The host checks abi_version and kind before it
  * calls anything, and uses only the fields that .size covers, so a plugin
  * built today keeps loading in every release with the same ABI version. */
@@ -218,4 +216,5 @@ RP_PLUGIN_EXPORT const struct rp_plugin_desc respol_plugin = {
     .init = site_init,
     .fini = site_fini,
     .ops = &site_ops,
+    .config_keys = site_keys,
 };

@@ -33,8 +33,8 @@
  * loads it); the XML's node is rank 0, named by the host name the
  * topology records (what a job's hostlist constraint must name); the
  * matcher uses its built-in first-fit policy (the answer of a
- * satisfiability check does not depend on the policy).  Unknown keys are
- * refused.
+ * satisfiability check does not depend on the policy).  The keys are
+ * declared in the descriptor, so the host refuses any other.
  *
  * Built as a site builds its own plugin: respol/plugin.h (and the public
  * API of librespol: respol/match.h), no library linked, one exported
@@ -49,8 +49,8 @@
 
 static const struct rp_host_services *svc;
 
-static const char *const sources[] = { "R", "graph", "xml", "generate" };
-#define NSOURCES (sizeof (sources) / sizeof (sources[0]))
+/* The configuration keys, declared: the host refuses any other. */
+static const char *const sources[] = { "R", "graph", "xml", "generate", NULL };
 
 static struct rp_graph *graph_from_R (const char *path, rp_error_t *error)
 {
@@ -88,14 +88,6 @@ static struct rp_graph *build (const char *key, const char *value,
     return rp_graph_from_hwloc (value, 0, NULL, error);
 }
 
-static bool is_source (const char *key)
-{
-    for (size_t i = 0; i < NSOURCES; i++)
-        if (!strcmp (key, sources[i]))
-            return true;
-    return false;
-}
-
 /* The one source key of the block and its value (a string). */
 static int read_config (struct rp_plugin *p, const char **key,
                         const char **value)
@@ -107,8 +99,6 @@ static int read_config (struct rp_plugin *p, const char **key,
     *key = NULL;
     *value = NULL;
     json_object_foreach ((json_t *)cfg, k, v) {
-        if (!is_source (k))
-            return svc->error (p, "unknown key '%s'", k);
         if (*key)
             return svc->error (p,
                                "'%s' and '%s': give only one of R, graph, "
@@ -174,4 +164,5 @@ RP_PLUGIN_EXPORT const struct rp_plugin_desc respol_plugin = {
     .init = init,
     .fini = fini,
     .ops = &ops,
+    .config_keys = sources,
 };

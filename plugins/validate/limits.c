@@ -204,6 +204,14 @@ static bool any_limit (const struct conf *c)
     return false;
 }
 
+/* The top-level keys, declared in the descriptor: the host refuses any
+ * other, so every key but queues is a limit.  A queue's block is checked
+ * here. */
+static const char *const config_keys[] = {
+    "max-nodes",    "max-cores", "max-gpus", "max-tasks",
+    "max-duration", "queues",    NULL,
+};
+
 static int read_conf (struct rp_plugin *p, const json_t *cfg, struct conf *c)
 {
     const char *key;
@@ -214,8 +222,8 @@ static int read_conf (struct rp_plugin *p, const json_t *cfg, struct conf *c)
     json_object_foreach ((json_t *)cfg, key, v) {
         if (strcmp (key, "queues") == 0)
             rc = read_queues (p, v, c);
-        else if ((rc = read_limit (p, NULL, key, v, &c->top)) > 0)
-            return svc->error (p, "unknown key '%s'", key);
+        else
+            rc = read_limit (p, NULL, key, v, &c->top);
         if (rc < 0)
             return -1;
     }
@@ -327,4 +335,5 @@ RP_PLUGIN_EXPORT const struct rp_plugin_desc respol_plugin = {
     .init = init,
     .fini = fini,
     .ops = &ops,
+    .config_keys = config_keys,
 };

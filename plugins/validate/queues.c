@@ -190,15 +190,12 @@ static int read_default (struct rp_plugin *p, const json_t *o, struct conf *c)
     return 0;
 }
 
+/* The top-level keys are declared in the descriptor: the host refuses
+ * any other. */
+static const char *const config_keys[] = { "default", "queues", NULL };
+
 static int read_conf (struct rp_plugin *p, const json_t *cfg, struct conf *c)
 {
-    const char *key;
-    json_t *v;
-
-    json_object_foreach ((json_t *)cfg, key, v) {
-        if (strcmp (key, "queues") != 0 && strcmp (key, "default") != 0)
-            return svc->error (p, "unknown key '%s'", key);
-    }
     if (read_queues (p, json_object_get (cfg, "queues"), c) < 0)
         return -1;
     return read_default (p, json_object_get (cfg, "default"), c);
@@ -317,4 +314,5 @@ RP_PLUGIN_EXPORT const struct rp_plugin_desc respol_plugin = {
     .init = init,
     .fini = fini,
     .ops = &ops,
+    .config_keys = config_keys,
 };

@@ -68,6 +68,9 @@ static int read_duration (struct rp_plugin *p, const char *key, const json_t *v,
 
 /* --- the plugin --------------------------------------------------------- */
 
+/* The keys, declared in the descriptor: the host refuses any other. */
+static const char *const config_keys[] = { "default", "max", NULL };
+
 static int read_conf (struct rp_plugin *p, const json_t *cfg, struct conf *c)
 {
     char a[DURATION_TEXT], b[DURATION_TEXT];
@@ -75,14 +78,10 @@ static int read_conf (struct rp_plugin *p, const json_t *cfg, struct conf *c)
     json_t *v;
 
     json_object_foreach ((json_t *)cfg, key, v) {
-        if (strcmp (key, "default") == 0) {
-            if (read_duration (p, key, v, &c->dflt) < 0)
-                return -1;
-        } else if (strcmp (key, "max") == 0) {
-            if (read_duration (p, key, v, &c->max) < 0)
-                return -1;
-        } else
-            return svc->error (p, "unknown key '%s'", key);
+        if (read_duration (p, key, v,
+                           strcmp (key, "default") == 0 ? &c->dflt : &c->max)
+            < 0)
+            return -1;
     }
     if (c->dflt > 0 && c->max > 0 && c->dflt > c->max)
         return svc->error (p, "default %s is above max %s",
@@ -160,4 +159,5 @@ RP_PLUGIN_EXPORT const struct rp_plugin_desc respol_plugin = {
     .init = init,
     .fini = fini,
     .ops = &ops,
+    .config_keys = config_keys,
 };

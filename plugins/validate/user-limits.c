@@ -167,23 +167,17 @@ static bool any_limit (const struct conf *c)
     return false;
 }
 
+/* The top-level keys, declared: the host refuses any other at the key. */
+static const char *const keys[] = { "user", "account", "users", "accounts",
+                                    NULL };
+
 static int read_conf (struct rp_plugin *p, const json_t *cfg, struct conf *c)
 {
-    static const char *const keys[] = { "user", "account", "users",
-                                        "accounts" };
     struct scope *scopes[] = { &c->user, &c->account };
-    const char *key;
     json_t *v;
 
     limits_clear (&c->user.dflt);
     limits_clear (&c->account.dflt);
-    json_object_foreach ((json_t *)cfg, key, v) {
-        int i;
-        for (i = 0; i < 4 && strcmp (key, keys[i]) != 0; i++)
-            ;
-        if (i == 4)
-            return svc->error (p, "unknown key '%s'", key);
-    }
     /* Defaults first: a listed user's block starts from them. */
     for (int k = 0; k < 2; k++) {
         if ((v = json_object_get (cfg, keys[k]))
@@ -364,4 +358,5 @@ RP_PLUGIN_EXPORT const struct rp_plugin_desc respol_plugin = {
     .init = init,
     .fini = fini,
     .ops = &ops,
+    .config_keys = keys,
 };
