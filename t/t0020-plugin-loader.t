@@ -158,6 +158,12 @@ test_expect_success 'info: not a shared object' '
 	test_error 1 "respol: plugin: $(pwd -P)/text.so: not a shared object (invalid ELF header)" \
 		respol plugin info text.so
 '
+# The refusals name the file and a directory above it, both absolute; an
+# error text holds 255 bytes, so these tests run in a short directory of
+# their own (below /tmp, which the loader accepts), whatever the length of
+# the build tree's path.
+SHORT=$(mktemp -d /tmp/rp.XXXXXX) || error "mktemp failed"
+cd "$SHORT" || error "cd $SHORT failed"
 test_expect_success 'info: a file writable by others is refused' '
 	mkdir -p sec &&
 	cp "$FIX/good.so" sec/good.so &&
@@ -242,6 +248,7 @@ test_expect_success ROOT 'info: a sticky directory of another user is refused (i
 	test_error 1 "respol: plugin: $(pwd -P)/shared/mine/good.so: refusing to load: directory $(pwd -P)/shared is owned by uid $(id -u nobody), neither root nor the current user" \
 		respol plugin info shared/mine/good.so
 '
+cd "$SHARNESS_TRASH_DIRECTORY" && rm -rf "$SHORT"
 test_expect_success 'info: a constructor calling a missing function does not kill respol' '
 	test_error 1 "respol: plugin: $FIX/ctor-undefined.so: undefined symbol: rp_ctor_no_such_function" \
 		respol plugin info "$FIX/ctor-undefined.so"
