@@ -149,6 +149,8 @@ struct rp_matcher {
     const struct rp_plugin *policy;
     const struct rp_context *ctx;   /* borrowed: rp_matcher_set_context */
     const struct rp_instance *inst; /* borrowed: rp_matcher_set_instance */
+    bool explain;                   /* rp_matcher_set_explain */
+    json_t *explanation;            /* the last match's, or NULL */
     size_t nvertices;
     size_t ntypes;
     bool *type_pool;        /* per type: its vertices are pools */
@@ -179,6 +181,25 @@ struct rp_matcher {
 };
 
 /* One request of the jobspec. */
+#define EXPLAIN_TOP 5
+
+/* What became of one request's candidates in a run (rp_matcher_explain). */
+struct req_stats {
+    uint64_t considered; /* candidates looked at */
+    uint64_t taken;      /* units placed */
+    uint64_t busy;       /* held by other jobs, down or drained */
+    uint64_t constraint; /* refused by the job's constraints */
+    uint64_t id;         /* not among the ids asked */
+    uint64_t nofit;      /* what it needs below did not fit */
+    uint64_t pruned;     /* subtrees the policy skipped */
+    /* The highest scores of the candidates found (explain only). */
+    struct {
+        rp_vertex_t v;
+        int64_t score;
+    } top[EXPLAIN_TOP];
+    size_t ntop;
+};
+
 struct req {
     const struct rp_jobspec_resource *r;
     struct req *parent;
@@ -209,6 +230,7 @@ struct req {
     struct mark *marks; /* after each unit found */
     size_t nmarks;
     size_t markcap;
+    struct req_stats st; /* this run's, for the explanation */
 };
 
 struct mark {
@@ -248,6 +270,8 @@ struct rp_match {
     struct unit *units;
     size_t nunits;
     size_t unitcap;
+    /* What the policy pruned this run, per type (for reasons). */
+    uint64_t *pruned;
     /* Failure. */
     size_t filtered; /* targets the constraint refused */
     struct req *failed;
@@ -376,6 +400,7 @@ void rp_matcher_destroy (struct rp_matcher *m)
         free (m->type_unit);
         free (m->type_target);
         free (m->type_inner);
+        json_decref (m->explanation);
         rp_graph_destroy (m->g);
         free (m);
     }
@@ -1211,6 +1236,27 @@ done:
     return rc;
 }
 
+/* Keep sc among q's highest scores this run (explain only); equal
+ * scores keep the order they were found in. */
+static void top_push (struct rp_match *x, struct req *q, rp_vertex_t c,
+                      int64_t sc)
+{
+    struct req_stats *st = &q->st;
+    size_t i;
+
+    if (!x->m->explain || !x->ops.score)
+        return;
+    for (i = st->ntop; i > 0 && st->top[i - 1].score < sc; i--)
+        if (i < EXPLAIN_TOP)
+            st->top[i] = st->top[i - 1];
+    if (i < EXPLAIN_TOP) {
+        st->top[i].v = c;
+        st->top[i].score = sc;
+        if (st->ntop < EXPLAIN_TOP)
+            st->ntop++;
+    }
+}
+
 static int found_push (struct rp_match *x, struct req *q, rp_vertex_t c,
                        int64_t sc)
 {
@@ -1219,6 +1265,7 @@ static int found_push (struct rp_match *x, struct req *q, rp_vertex_t c,
         return nomem (x);
     q->marks[q->nmarks++] = mark_get (x);
     x->found++;
+    top_push (x, q, c, sc);
     if (rp_accum_push (q->acc, c, sc) < 0)
         return nomem (x);
     return 0;
@@ -1231,11 +1278,18 @@ static int pool_candidate (struct rp_match *x, struct req *q, rp_vertex_t c)
     uint64_t fr;
     int64_t sc;
 
-    if (!id_ok (q, x->g, c) || !gstate_up (x->s, c)
-        || (fr = gstate_free (x->s, c)) == 0)
+    q->st.considered++;
+    if (!id_ok (q, x->g, c)) {
+        q->st.id++;
         return W_GO;
+    }
+    if (!gstate_up (x->s, c) || (fr = gstate_free (x->s, c)) == 0) {
+        q->st.busy++;
+        return W_GO;
+    }
     if (score (x, c, &sc) < 0)
         return -1;
+    top_push (x, q, c, sc);
     if (rp_accum_push (q->acc, c, sc) < 0)
         return nomem (x);
     q->avail = sat_add (q->avail, fr);
@@ -1276,8 +1330,13 @@ static int agg_candidate (struct rp_match *x, struct req *q, rp_vertex_t c,
 {
     int64_t sc;
 
-    if (fit == 0)
+    if (fit == 0) {
+        if (!q->slot && !available (x, q, c))
+            q->st.busy++;
+        else
+            q->st.nofit++;
         return W_GO;
+    }
     if (score (x, c, &sc) < 0 || found_push (x, q, c, sc) < 0)
         return -1;
     return x->found >= q->limit ? W_STOP : W_GO;
@@ -1291,12 +1350,16 @@ static int candidate (struct rp_match *x, struct req *q, rp_vertex_t c,
 
     if (q->pool)
         return pool_candidate (x, q, c);
-    if (!q->slot && !id_ok (q, x->g, c))
+    q->st.considered++;
+    if (!q->slot && !id_ok (q, x->g, c)) {
+        q->st.id++;
         return W_GO;
-    if (is_target (x->g, c) && !constraint_ok (x, c))
+    }
+    if ((is_target (x->g, c) && !constraint_ok (x, c))
+        || (q->exclusive && !q->slot && !constraint_below (x, c))) {
+        q->st.constraint++;
         return W_GO;
-    if (q->exclusive && !q->slot && !constraint_below (x, c))
-        return W_GO;
+    }
     if ((fit = agg_fit (x, q, c)) >= 0)
         return agg_candidate (x, q, c, fit);
     /* A slot target is found again after each slot it holds, but never
@@ -1308,6 +1371,12 @@ static int candidate (struct rp_match *x, struct req *q, rp_vertex_t c,
         int rc;
         if (score (x, c, &sc) < 0 || (rc = unit_place (x, q, c, pu)) < 0)
             return -1;
+        if (rc == 0 && here == 0) {
+            if (!q->slot && !available (x, q, c))
+                q->st.busy++;
+            else
+                q->st.nofit++;
+        }
         if (rc == 0)
             break;
         if (found_push (x, q, c, sc) < 0)
@@ -1320,6 +1389,15 @@ static int candidate (struct rp_match *x, struct req *q, rp_vertex_t c,
 
 static int walk (struct rp_match *x, struct req *q, rp_vertex_t v, size_t pu);
 
+static void count_pruned (struct rp_match *x, struct req *q, rp_vertex_t c)
+{
+    int t = rp_graph_vertex_type_index (x->g, c);
+
+    q->st.pruned++;
+    if (t >= 0 && (size_t)t < x->m->ntypes)
+        x->pruned[t]++;
+}
+
 static int visit (struct rp_match *x, struct req *q, rp_vertex_t c, size_t pu)
 {
     bool cand = q->slot ? is_target (x->g, c)
@@ -1328,8 +1406,11 @@ static int visit (struct rp_match *x, struct req *q, rp_vertex_t c, size_t pu)
 
     if (!cand && is_target (x->g, c) && !constraint_ok (x, c))
         return W_GO;
-    if ((rc = prune (x, c)) <= 0)
+    if ((rc = prune (x, c)) <= 0) {
+        if (rc == 0)
+            count_pruned (x, q, c);
         return rc < 0 ? -1 : W_GO;
+    }
     if (cand)
         return candidate (x, q, c, pu);
     return walk (x, q, c, pu);
@@ -1530,6 +1611,8 @@ static int place (struct rp_match *x, struct req *q, rp_vertex_t at, size_t pu)
     q->nmarks = 0;
     rp_accum_clear (q->acc);
     rc = q->pool ? pool_place (x, q, at, pu) : units_place (x, q, at, pu);
+    if (rc > 0)
+        q->st.taken += x->found;
     if (rc == 0)
         fail_record (x, q, filtered);
     if (rc <= 0)
@@ -1550,6 +1633,9 @@ static int match_run (struct rp_match *x)
     x->nunits = 0;
     x->filtered = 0;
     x->failed = NULL;
+    memset (x->pruned, 0, x->m->ntypes * sizeof (*x->pruned));
+    for (size_t i = 0; i < x->nreqs; i++)
+        memset (&x->all[i].st, 0, sizeof (x->all[i].st));
     for (struct req *q = x->reqs; q; q = q->next) {
         int rc = place (x, q, root, NO_UNIT);
         if (rc <= 0) {
@@ -1646,6 +1732,23 @@ static void describe (struct text *t, const struct req *q)
     }
 }
 
+/* "; policy 'P' pruned N of M TYPEs" for each type the policy pruned
+ * in this run: it may be why the match failed. */
+static void pruned_add (const struct rp_match *x, struct text *t)
+{
+    for (size_t k = 0; x->p && k < x->m->ntypes; k++) {
+        char word[RP_ERROR_TEXT_SIZE];
+        uint64_t all;
+        if (x->pruned[k] == 0)
+            continue;
+        all = rp_graph_subtree_total (x->g, rp_graph_root (x->g), (int)k);
+        text_add (t, "; policy '%s' pruned %ju of %ju %s", x->p->instance,
+                  (uintmax_t)x->pruned[k], (uintmax_t)all,
+                  type_word (rp_graph_type_name (x->g, (int)k), all, word,
+                             sizeof (word)));
+    }
+}
+
 /* Why x->failed did not fit, busy: on the live state. */
 static void reason (const struct rp_match *x, bool busy, char *buf, size_t size)
 {
@@ -1669,6 +1772,7 @@ static void reason (const struct rp_match *x, bool busy, char *buf, size_t size)
     else
         text_add (&t, ", %ju%s%s%s %s free", (uintmax_t)n, unit ? " " : "",
                   unit ? unit : "", cons, n == 1 ? "is" : "are");
+    pruned_add (x, &t);
 }
 
 /* --- verification before commit ------------------------------------------- */
@@ -2013,6 +2117,7 @@ static void match_cleanup (struct rp_match *x)
 
     reqs_destroy (x);
     rp_constraint_destroy (x->constraint);
+    free (x->pruned);
     if (!x->m->log && !x->m->units) { /* kept for the next match */
         x->m->log = x->log;
         x->m->logcap = x->logcap;
@@ -2044,6 +2149,8 @@ static int match_setup (struct rp_matcher *m, const struct rp_jobspec *js,
     m->unitcap = 0;
     x->error = error;
     x->ops.stop_after = 1;
+    if (!(x->pruned = calloc (m->ntypes + 1, sizeof (*x->pruned))))
+        return rp_error_set (error, ENOMEM, "out of memory");
     if (m->policy) {
         x->p = (struct rp_plugin *)m->policy; /* the host's instance */
         x->track = true;
@@ -2058,28 +2165,161 @@ static int match_setup (struct rp_matcher *m, const struct rp_jobspec *js,
     return reqs_create (x);
 }
 
+/* --- the explanation (rp_matcher_set_explain) ------------------------------ */
+
+/* q's type after those of the requests above it: "node/slot/core". */
+static void req_label (const struct req *q, char *buf, size_t size)
+{
+    char rest[RP_ERROR_TEXT_SIZE];
+
+    if (!q->parent) {
+        snprintf (buf, size, "%s", q->type);
+        return;
+    }
+    req_label (q->parent, rest, sizeof (rest));
+    snprintf (buf, size, "%s/%s", rest, q->type);
+}
+
+static json_t *top_json (const struct rp_match *x, const struct req *q)
+{
+    json_t *a = json_array ();
+
+    for (size_t i = 0; a && i < q->st.ntop; i++)
+        if (json_array_append_new (
+                a, json_pack ("{s:s s:I}", "vertex",
+                              rp_graph_vertex_name (x->g, q->st.top[i].v),
+                              "score", (json_int_t)q->st.top[i].score))
+            < 0) {
+            json_decref (a);
+            return NULL;
+        }
+    return a;
+}
+
+static json_t *req_json (const struct rp_match *x, const struct req *q)
+{
+    char label[RP_ERROR_TEXT_SIZE], count[64];
+    const struct req_stats *st = &q->st;
+
+    req_label (q, label, sizeof (label));
+    if (count_fixed (q))
+        snprintf (count, sizeof (count), "%ju", (uintmax_t)q->min);
+    else if (q->max == UINT64_MAX)
+        snprintf (count, sizeof (count), "%ju+", (uintmax_t)q->min);
+    else
+        snprintf (count, sizeof (count), "%ju-%ju", (uintmax_t)q->min,
+                  (uintmax_t)q->max);
+    json_t *o;
+
+    o = json_pack ("{s:s s:s s:I s:I s:I s:I s:I s:I s:I s:o}", "request",
+                      label, "count", count, "considered",
+                      (json_int_t)st->considered, "taken",
+                      (json_int_t)st->taken, "busy", (json_int_t)st->busy,
+                      "constraint", (json_int_t)st->constraint, "id",
+                      (json_int_t)st->id, "no_fit", (json_int_t)st->nofit,
+                   "pruned", (json_int_t)st->pruned, "top", top_json (x, q));
+    if (o && !q->slot && q->t >= 0
+        && json_object_set_new (
+               o, "in_graph",
+               json_integer ((json_int_t)rp_graph_subtree_total (
+                   x->g, rp_graph_root (x->g), q->t)))
+               < 0) {
+        json_decref (o);
+        return NULL;
+    }
+    return o;
+}
+
+/* The explanation of this run, outcome (and reason) as the caller says;
+ * NULL for lack of memory. */
+static json_t *explain_json (const struct rp_match *x, const char *outcome,
+                             const char *why)
+{
+    json_t *o = json_pack ("{s:s s:s s:[] s:{}}", "policy",
+                           rp_matcher_policy_name (x->m), "outcome", outcome,
+                           "requests", "pruned");
+
+    if (!o || (why && json_object_set_new (o, "reason", json_string (why)) < 0))
+        goto nomem;
+    for (size_t i = 0; i < x->nreqs; i++)
+        if (json_array_append_new (json_object_get (o, "requests"),
+                                   req_json (x, &x->all[i]))
+            < 0)
+            goto nomem;
+    for (size_t k = 0; k < x->m->ntypes; k++)
+        if (x->pruned[k]
+            && json_object_set_new (json_object_get (o, "pruned"),
+                                    rp_graph_type_name (x->g, (int)k),
+                                    json_integer ((json_int_t)x->pruned[k]))
+                   < 0)
+            goto nomem;
+    return o;
+nomem:
+    json_decref (o);
+    return NULL;
+}
+
+/* Keep o (taken) as the matcher's explanation. */
+static void explain_keep (struct rp_matcher *m, json_t *o)
+{
+    json_decref (m->explanation);
+    m->explanation = o;
+}
+
+static void explain_run (struct rp_match *x, const char *outcome,
+                         const char *why)
+{
+    if (x->m->explain)
+        explain_keep (x->m, explain_json (x, outcome, why));
+}
+
+void rp_matcher_set_explain (struct rp_matcher *m, bool on)
+{
+    if (m) {
+        m->explain = on;
+        if (!on)
+            explain_keep (m, NULL);
+    }
+}
+
+json_t *rp_matcher_explanation (const struct rp_matcher *m)
+{
+    return m ? json_incref (m->explanation) : NULL;
+}
+
 /* Find js on the live state (0: it holds the match), else say why: EBUSY
  * when the pristine state would hold it, ENODEV when not. */
 static int match_find (struct rp_match *x)
 {
     char busy[RP_ERROR_TEXT_SIZE];
+    json_t *live = NULL;
     int rc;
 
     x->s = graph_live (x->m->g);
     x->sat = false;
-    if ((rc = match_run (x)) != 0)
+    explain_keep (x->m, NULL);
+    if ((rc = match_run (x)) != 0) {
+        if (rc > 0)
+            explain_run (x, "allocated", NULL);
         return rc > 0 ? 0 : -1;
+    }
     reason (x, true, busy, sizeof (busy));
-    if (!(x->s = graph_pristine (x->m->g)))
+    if (x->m->explain)
+        live = explain_json (x, "not now", busy);
+    if (!(x->s = graph_pristine (x->m->g))) {
+        json_decref (live);
         return nomem (x);
+    }
     x->sat = true;
     rc = match_run (x);
     rollback (x, (struct mark){ 0, 0 });
-    if (rc < 0)
-        return -1;
-    if (rc > 0)
-        return rp_error_set (x->error, EBUSY, "%s", busy);
+    if (rc != 0) {
+        explain_keep (x->m, rc > 0 ? live : NULL);
+        return rc > 0 ? rp_error_set (x->error, EBUSY, "%s", busy) : -1;
+    }
+    json_decref (live);
     reason (x, false, busy, sizeof (busy));
+    explain_run (x, "never", busy);
     return rp_error_set (x->error, ENODEV, "%s", busy);
 }
 
@@ -2165,13 +2405,17 @@ int rp_matcher_satisfiability (struct rp_matcher *m,
         goto done;
     }
     x.sat = true;
+    explain_keep (m, NULL);
     rc = match_run (&x);
     rollback (&x, (struct mark){ 0, 0 });
     if (rc == 0) {
         reason (&x, false, buf, sizeof (buf));
+        explain_run (&x, "never", buf);
         rc = rp_error_set (error, ENODEV, "%s", buf);
-    } else if (rc > 0)
+    } else if (rc > 0) {
+        explain_run (&x, "satisfiable", NULL);
         rc = 0;
+    }
 done:
     match_cleanup (&x);
     return rc;

@@ -91,6 +91,35 @@ int rp_matcher_set_policy (struct rp_matcher *m, const struct rp_plugin *p,
 /* The policy's instance name, or "first" for the built-in. */
 const char *rp_matcher_policy_name (const struct rp_matcher *m);
 
+/* Explain matches: when on, every allocate and satisfiability call
+ * records why it came out as it did, kept until the next call (off drops
+ * it).  rp_matcher_explanation returns it (a new reference: caller must
+ * json_decref), or NULL when off or before any call:
+ *   {"policy": "pack", "outcome": "allocated" | "not now" | "never" |
+ *    "satisfiable", "reason": "needs ..." (when not placed),
+ *    "requests": [{"request": "node/slot/core", "count": "2" | "1-4" |
+ *      "2+", "considered": N, "taken": N, "busy": N, "constraint": N,
+ *      "id": N, "no_fit": N, "pruned": N, "in_graph": N (not for slots),
+ *      "top": [{"vertex": NAME, "score": S}, ...]}, ...],
+ *    "pruned": {"node": N, ...}}
+ * per request, over the run that decided (the live state's for
+ * "allocated" and "not now", the pristine one's for "never"): the
+ * candidates looked at, the units placed, and those refused because
+ * other jobs hold them or they are down or drained (busy), by the job's
+ * constraints, by its ids, because what the request needs below them did
+ * not fit (no_fit), and the subtrees the policy pruned below the request;
+ * "top" has the five highest scores the policy gave the request's
+ * candidates found (none without score); "pruned" counts the policy's
+ * prunes per type; "in_graph" is how many vertices of the request's type
+ * the graph has.  Counts follow the matcher's walk, which skips subtrees
+ * whose free aggregates show no room for one unit without looking at
+ * their vertices: "considered" is what it looked at, not the size of the
+ * graph.  Whether on or not, a failed match's reason
+ * ends with "; policy 'P' pruned N of M TYPEs" when the policy pruned
+ * something in the run that failed. */
+void rp_matcher_set_explain (struct rp_matcher *m, bool on);
+json_t *rp_matcher_explanation (const struct rp_matcher *m);
+
 /* What a policy reads with rp_match_context and rp_match_instance during
  * the next allocate and satisfiability calls: who submits the job (NULL:
  * nothing known) and the instance's jobs and usage (NULL: none).  Both

@@ -218,6 +218,15 @@ struct rp_matcher *cmd_matcher_create (const char *sub, struct rp_graph *g,
 const char *cmd_match_error (const rp_error_t *error, int errnum, char *buf,
                              size_t size);
 
+/* Print the matcher's explanation of its last match (rp_matcher_
+ * explanation) on stderr, "respol: SUB: explain: ..." lines:
+ *   policy first: allocated
+ *   node (count 2): considered 4, taken 2; 1 busy, 1 pruned by the policy
+ *   pruned by the policy: 1 of the nodes looked at
+ *   top scores: node3 12, node1 7
+ * Nothing when there is none. */
+void cmd_explain_print (const char *sub, const struct rp_matcher *m);
+
 /* Parse --now (seconds since the epoch: finite, >= 0) and a job id
  * (decimal, unsigned 64-bit).  0, or -1 with the output untouched. */
 int cmd_parse_now (const char *s, double *now);

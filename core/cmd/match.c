@@ -58,6 +58,7 @@ enum {
     OPT_PROFILE,
     OPT_NOW,
     OPT_JOBID,
+    OPT_EXPLAIN,
 };
 
 static const struct option opts[] = {
@@ -67,6 +68,7 @@ static const struct option opts[] = {
     { "profile", required_argument, NULL, OPT_PROFILE },
     { "now", required_argument, NULL, OPT_NOW },
     { "jobid", required_argument, NULL, OPT_JOBID },
+    { "explain", no_argument, NULL, OPT_EXPLAIN },
     CMD_WHO_LONGOPTS,
     CMD_RESOURCE_LONGOPTS,
     { NULL, 0, NULL, 0 },
@@ -79,6 +81,7 @@ struct options {
     enum rp_jobspec_profile profile;
     double now;
     uint64_t jobid;
+    bool explain;
     struct cmd_who who;
     struct cmd_resources res;
 };
@@ -106,7 +109,9 @@ static void usage (FILE *f)
              "                      or v1 (RFC 25)\n"
              "      --now=SECONDS   the start time written in R (default: "
              "now)\n"
-             "      --jobid=N       the job's id (default 1)\n" CMD_WHO_HELP
+             "      --jobid=N       the job's id (default 1)\n"
+             "      --explain       say why the allocation is what it is, "
+             "on stderr\n" CMD_WHO_HELP
              "  -h, --help          print this message\n\n%s",
              cmd_resources_help);
 }
@@ -167,6 +172,93 @@ const char *cmd_match_error (const rp_error_t *error, int errnum, char *buf,
         what = "not satisfiable now: ";
     snprintf (buf, size, "%s%s", what, error->text);
     return buf;
+}
+
+static json_int_t jint (const json_t *o, const char *key)
+{
+    return json_integer_value (json_object_get (o, key));
+}
+
+/* "; 1 busy, 2 pruned by the policy" for the request's refusals. */
+static void refusals (const json_t *r, char *buf, size_t size)
+{
+    static const struct {
+        const char *key, *words;
+    } kinds[] = {
+        { "busy", "busy (held, down or drained)" },
+        { "constraint", "refused by the constraints" },
+        { "id", "not among the ids asked" },
+        { "no_fit", "without room for what it needs below" },
+        { "pruned", "pruned by the policy" },
+    };
+    size_t n = 0;
+
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof (kinds) / sizeof (kinds[0]); i++) {
+        json_int_t v = jint (r, kinds[i].key);
+        if (v > 0 && n < size)
+            n += (size_t)snprintf (buf + n, size - n, "%s%lld %s",
+                                   n ? ", " : "; ", (long long)v,
+                                   kinds[i].words);
+    }
+}
+
+void cmd_explain_print (const char *sub, const struct rp_matcher *m)
+{
+    json_t *o = rp_matcher_explanation (m);
+    const char *key;
+    json_t *v;
+    size_t i;
+    char buf[1024];
+    size_t n = 0;
+
+    if (!o)
+        return;
+    fprintf (stderr, "respol: %s: explain: policy %s: %s%s%s\n", sub,
+             json_string_value (json_object_get (o, "policy")),
+             json_string_value (json_object_get (o, "outcome")),
+             json_object_get (o, "reason") ? ": " : "",
+             json_object_get (o, "reason")
+                 ? json_string_value (json_object_get (o, "reason"))
+                 : "");
+    json_array_foreach (json_object_get (o, "requests"), i, v) {
+        size_t k;
+        json_t *t;
+        char in_graph[64] = "";
+        refusals (v, buf, sizeof (buf));
+        if (json_object_get (v, "in_graph"))
+            snprintf (in_graph, sizeof (in_graph), "%lld in the graph, ",
+                      (long long)jint (v, "in_graph"));
+        fprintf (stderr,
+                 "respol: %s: explain: %s (count %s): %sconsidered %lld, "
+                 "taken %lld%s\n",
+                 sub, json_string_value (json_object_get (v, "request")),
+                 json_string_value (json_object_get (v, "count")), in_graph,
+                 (long long)jint (v, "considered"), (long long)jint (v, "taken"),
+                 buf);
+        n = 0;
+        buf[0] = '\0';
+        json_array_foreach (json_object_get (v, "top"), k, t)
+            if (n < sizeof (buf))
+                n += (size_t)snprintf (
+                    buf + n, sizeof (buf) - n, "%s%s %lld", n ? ", " : "",
+                    json_string_value (json_object_get (t, "vertex")),
+                    (long long)jint (t, "score"));
+        if (n)
+            fprintf (stderr, "respol: %s: explain:   top scores: %s\n", sub,
+                     buf);
+    }
+    n = 0;
+    buf[0] = '\0';
+    json_object_foreach (json_object_get (o, "pruned"), key, v)
+        if (n < sizeof (buf))
+            n += (size_t)snprintf (buf + n, sizeof (buf) - n, "%s%lld %s",
+                                   n ? ", " : "",
+                                   (long long)json_integer_value (v), key);
+    if (n)
+        fprintf (stderr, "respol: %s: explain: pruned by the policy: %s\n",
+                 sub, buf);
+    json_decref (o);
 }
 
 int cmd_parse_now (const char *s, double *now)
@@ -261,6 +353,7 @@ static int run (const char *op, const char *path, struct options *o)
     rp_context_set_jobid (ctx, o->jobid);
     rp_context_set_submit_time (ctx, o->now);
     rp_matcher_set_context (m, ctx);
+    rp_matcher_set_explain (m, o->explain);
     if (!strcmp (op, "allocate"))
         rc = allocate (m, js, o, &error);
     else
@@ -268,6 +361,8 @@ static int run (const char *op, const char *path, struct options *o)
     if (rc < 0)
         cmd_warn (SUB, "%s",
                   cmd_match_error (&error, errno, buf, sizeof (buf)));
+    if (o->explain)
+        cmd_explain_print (SUB, m);
     rp_matcher_destroy (m);
     rp_context_destroy (ctx);
     rp_config_destroy (cfg);
@@ -279,7 +374,9 @@ static void set_option (struct options *o, int c)
 {
     if (cmd_who_option (&o->who, c, optarg))
         return;
-    if (c == OPT_CONFIG)
+    if (c == OPT_EXPLAIN)
+        o->explain = true;
+    else if (c == OPT_CONFIG)
         o->config = optarg;
     else if (c == OPT_POLICY)
         o->policy = optarg;

@@ -100,6 +100,7 @@ enum {
     OPT_PROFILE,
     OPT_NOW,
     OPT_TIMING,
+    OPT_EXPLAIN,
 };
 
 static const struct option opts[] = {
@@ -110,6 +111,7 @@ static const struct option opts[] = {
     { "profile", required_argument, NULL, OPT_PROFILE },
     { "now", required_argument, NULL, OPT_NOW },
     { "timing", no_argument, NULL, OPT_TIMING },
+    { "explain", no_argument, NULL, OPT_EXPLAIN },
     { "file", required_argument, NULL, 'f' },
     CMD_WHO_LONGOPTS,
     CMD_RESOURCE_LONGOPTS,
@@ -134,6 +136,7 @@ struct query {
     double now; /* < 0: the current time */
     bool short_form;
     bool timing;
+    bool explain;
     bool stdin_commands;
     uint64_t next_jobid;
     unsigned long line;
@@ -186,7 +189,9 @@ static void usage (FILE *f)
              "      --now=SECONDS   the start time written in R (default: "
              "now)\n"
              "      --timing        print how long each match took, on "
-             "stderr\n" CMD_WHO_HELP
+             "stderr\n"
+             "      --explain       say why each match came out as it did, "
+             "on stderr\n" CMD_WHO_HELP
              "  -h, --help          print this message\n\n%s",
              cmd_resources_help);
 }
@@ -465,6 +470,8 @@ static void timing (const struct query *q, const struct timespec *t0)
     if (q->timing)
         fprintf (stderr, "respol: %s: line %lu: %s: %.6f s\n", SUB, q->line,
                  q->text, elapsed (t0));
+    if (q->explain)
+        cmd_explain_print (SUB, q->m);
 }
 
 static void cmd_satisfiability_line (struct query *q)
@@ -588,6 +595,8 @@ static bool schedule_one (struct query *q, const struct rp_job *j)
     rp_matcher_set_context (q->m, rp_job_context (j));
     R = rp_matcher_allocate (q->m, id, rp_job_jobspec (j), now_of (q), &error);
     rp_matcher_set_context (q->m, NULL);
+    if (q->explain)
+        cmd_explain_print (SUB, q->m);
     if (R) {
         started (q, id, R);
         rp_rset_destroy (R);
@@ -969,6 +978,8 @@ static void set_option (struct options *o, struct query *q, int c)
         o->file = optarg;
     else if (c == OPT_TIMING)
         q->timing = true;
+    else if (c == OPT_EXPLAIN)
+        q->explain = true;
     else if (c == 'F') {
         if (strcmp (optarg, "json") != 0 && strcmp (optarg, "short") != 0)
             cmd_usage_error (SUB, "unknown format '%s'", optarg);
@@ -1033,6 +1044,7 @@ int cmd_query (int argc, char **argv)
     if (!(q->inst = rp_instance_create (cfg)))
         cmd_die (SUB, "out of memory");
     rp_matcher_set_instance (q->m, q->inst);
+    rp_matcher_set_explain (q->m, q->explain);
     f = open_commands (&o, q);
     loop (q, f);
     if (f != stdin)

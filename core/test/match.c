@@ -1401,6 +1401,61 @@ static void test_held (void)
     ok (rp_match_held (NULL, 0, 0) == 0, "rp_match_held (NULL) is 0");
 }
 
+/* rp_matcher_set_explain and rp_matcher_explanation: off by default, the
+ * deciding run's figures when on, dropped when turned off. */
+static void test_explain (void)
+{
+    struct rp_matcher *m = matcher ("nodes=2,cores=2");
+    struct rp_jobspec *js = jobspec (
+        L ("{type: node, count: 2, with: [{type: slot, label: s, count: 1, "
+           "with: [{type: core, count: 2}]}]}"),
+        NULL, 0);
+    struct rp_rset *R;
+    json_t *o, *r0;
+    rp_error_t e;
+
+    ok (rp_matcher_explanation (m) == NULL, "explain: off by default");
+    R = rp_matcher_allocate (m, 1, js, 0, &e);
+    ok (R && rp_matcher_explanation (m) == NULL,
+        "explain: nothing recorded while off");
+    rp_rset_destroy (R);
+    rp_matcher_free (m, 1, NULL);
+    rp_matcher_set_explain (m, true);
+    R = rp_matcher_allocate (m, 1, js, 0, &e);
+    o = rp_matcher_explanation (m);
+    r0 = json_array_get (json_object_get (o, "requests"), 0);
+    ok (R && o
+            && !strcmp (json_string_value (json_object_get (o, "outcome")),
+                        "allocated")
+            && !strcmp (json_string_value (json_object_get (o, "policy")),
+                        "first")
+            && !json_object_get (o, "reason")
+            && json_array_size (json_object_get (o, "requests")) == 3,
+        "explain: allocated, three requests");
+    ok (r0 && !strcmp (json_string_value (json_object_get (r0, "request")),
+                       "node")
+            && !strcmp (json_string_value (json_object_get (r0, "count")), "2")
+            && json_integer_value (json_object_get (r0, "taken")) == 2
+            && json_integer_value (json_object_get (r0, "in_graph")) == 2,
+        "explain: the node request: count 2, 2 taken, 2 in the graph");
+    json_decref (o);
+    rp_rset_destroy (R);
+    R = rp_matcher_allocate (m, 2, js, 0, &e);
+    o = rp_matcher_explanation (m);
+    ok (!R && o
+            && !strcmp (json_string_value (json_object_get (o, "outcome")),
+                        "not now")
+            && !strcmp (json_string_value (json_object_get (o, "reason")),
+                        e.text),
+        "explain: not now, with the reason the call gave");
+    json_decref (o);
+    rp_matcher_set_explain (m, false);
+    ok (rp_matcher_explanation (m) == NULL, "explain: off drops it");
+    rp_jobspec_destroy (js);
+    rp_matcher_destroy (m);
+    ok (rp_matcher_explanation (NULL) == NULL, "explain: NULL matcher");
+}
+
 int main (void)
 {
     plan (NO_PLAN);
@@ -1416,5 +1471,6 @@ int main (void)
     test_first_pass ();
     test_accessors ();
     test_held ();
+    test_explain ();
     return done_testing ();
 }
