@@ -464,6 +464,20 @@ int graph_memory_error (rp_error_t *error, uint64_t need, uint64_t limit,
                          what, mib_up (need), limit >> 20);
 }
 
+uint64_t graph_memory_of (const struct rp_graph *g)
+{
+    struct graph_size z = {
+        .vertices = g->n,
+        .edges = g->nerec,
+        .explicit_edges = g->edge_off ? g->edge_off[g->n] : 0,
+        .named = g->nside,
+        .targets = g->ntargets,
+        .interior = g->ninterior,
+        .types = g->types.n,
+    };
+    return graph_memory (&z);
+}
+
 void graph_set_reserved (struct rp_graph *g, uint64_t bytes)
 {
     if (g)

@@ -94,6 +94,10 @@ struct graph_size {
  * included (saturates at UINT64_MAX). */
 uint64_t graph_memory (const struct graph_size *z);
 
+/* The estimate of g as it is (exact counts; a finalized graph has no
+ * edge records left). */
+uint64_t graph_memory_of (const struct rp_graph *g);
+
 /* E2BIG with "WHAT about N MiB, more than the memory limit of M MiB",
  * WHAT formatted from fmt.  Returns -1. */
 int graph_memory_error (rp_error_t *error, uint64_t need, uint64_t limit,

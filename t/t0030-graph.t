@@ -356,6 +356,12 @@ test_expect_success ULIMIT '--graph: 600 KB of vertices of distinct types are re
 	bounded test_error 1 "respol: graph: types.json:1:1: 20000 vertices of 20000 types need about 9599 MiB, more than the memory limit of 1536 MiB" \
 		respol graph show --graph=types.json
 '
+test_expect_success 'export: a document past the limit is refused before it is written' '
+	test_error 1 "respol: graph: export: writing 3001 vertices as JGF needs about 14 MiB, more than the memory limit of 4 MiB" \
+		respol graph export --format=jgf --generate=nodes=1000 --max-memory=4MB &&
+	respol graph export --format=dot --generate=nodes=1000 --max-memory=4MB >out &&
+	test $(grep -c " -> " out) = 3000
+'
 
 # export
 

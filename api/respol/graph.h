@@ -373,6 +373,15 @@ uint64_t rp_graph_memory_limit (void);
 int rp_graph_memory_parse (const char *text, uint64_t *bytes,
                            rp_error_t *error);
 
+/* Writing a graph (rp_graph_to_json, rp_graph_encode) builds the whole
+ * document in memory: about 900 bytes a vertex and its edge as respol
+ * JSON, 4.5 KB as JGF, 80 as DOT, besides the graph; past the memory limit
+ * they fail with E2BIG.  rp_graph_encode_check says so, and why: 0, or -1
+ * with e.g. "writing 10500001 vertices as JGF needs about 45111 MiB, more
+ * than the memory limit of 1536 MiB". */
+int rp_graph_encode_check (const struct rp_graph *g, enum rp_graph_format fmt,
+                           rp_error_t *error);
+
 /* rp_graph_from_rset of R text (as rp_rset_decode reads it), with the
  * estimate made from R_lite (rp_rset_size_json) before R is expanded: a
  * few bytes of R that name millions of vertices are refused in the time

@@ -1207,6 +1207,50 @@ static void test_load_memory (void)
     rp_graph_set_memory_limit (RP_GRAPH_MEMORY_DEFAULT);
 }
 
+static void test_encode_memory (void)
+{
+    rp_error_t error = { { 0 } };
+    struct rp_graph *g = rp_graph_generate ("nodes=1000", &error);
+    char *s;
+
+    if (!g)
+        BAIL_OUT ("generate: %s", error.text);
+    rp_graph_set_memory_limit (RP_GRAPH_MEMORY_MIN);
+    errno = 0;
+    ok (rp_graph_encode_check (g, RP_GRAPH_JGF, &error) < 0 && errno == E2BIG,
+        "encode_check: JGF of 3001 vertices passes 1 MiB (E2BIG)");
+    is (error.text,
+        "writing 3001 vertices as JGF needs about 14 MiB, more than the "
+        "memory limit of 1 MiB",
+        "... naming the estimate and the limit");
+    ok (rp_graph_encode_check (g, RP_GRAPH_JSON, &error) < 0,
+        "... respol JSON too");
+    is (error.text,
+        "writing 3001 vertices as respol JSON needs about 4 MiB, more than the "
+        "memory limit of 1 MiB",
+        "... and says so");
+    errno = 0;
+    ok (rp_graph_encode (g, RP_GRAPH_JGF) == NULL && errno == E2BIG
+            && rp_graph_to_json (g, RP_GRAPH_JSON) == NULL && errno == E2BIG,
+        "encode and to_json refuse it before writing");
+    ok (rp_graph_encode_check (g, RP_GRAPH_DOT, &error) == 0
+            && (s = rp_graph_encode (g, RP_GRAPH_DOT)) != NULL,
+        "DOT of it fits and is written");
+    free (s);
+    rp_graph_set_memory_limit (RP_GRAPH_MEMORY_DEFAULT);
+    s = rp_graph_encode (g, RP_GRAPH_JGF);
+    ok (s != NULL, "within the default limit JGF is written");
+    free (s);
+    errno = 0;
+    ok (rp_graph_encode_check (NULL, RP_GRAPH_JSON, &error) < 0
+            && errno == EINVAL,
+        "encode_check (NULL) fails with EINVAL");
+    ok (rp_graph_encode_check (g, (enum rp_graph_format)3, &error) < 0
+            && errno == EINVAL,
+        "encode_check of an unknown format fails with EINVAL");
+    rp_graph_destroy (g);
+}
+
 int main (void)
 {
     const char *tmp = getenv ("TMPDIR");
@@ -1236,6 +1280,7 @@ int main (void)
     test_cycles ();
     test_rset_memory ();
     test_load_memory ();
+    test_encode_memory ();
     chmod ("secret.json", 0600);
     unlink ("secret.json");
     unlink ("g.json");
