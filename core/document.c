@@ -43,6 +43,14 @@
  * that cannot appear raw.  Reals always carry a '.', and an exponent
  * always has a sign, as PyYAML's float pattern requires.
  *
+ * Bounded by memory (rp_doc_load_file_within): the byte limit is the
+ * memory over COST_BYTE; JSON is counted first by json_census, one pass
+ * over its brackets, commas and colons outside strings (an upper bound of
+ * its containers and scalars: every value but the first of a container
+ * follows a comma or a colon), so that neither tree is built when the
+ * estimate passes the memory; YAML is counted by count_node as it is
+ * read, in place of RP_DOC_MAX_NODES.
+ *
  * Positions are libyaml's marks made 1-based; columns count characters.
  * A value that is absent (the empty null of "? k" at the very end of the
  * input) gets libyaml's mark, which may be on the line after the last.
@@ -50,6 +58,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <locale.h>
 #include <math.h>
 #include <stdarg.h>
@@ -58,6 +67,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <yaml.h>
@@ -67,6 +77,14 @@
 #define YAML_TAG "tag:yaml.org,2002:"
 #define SHOW_MAX 40         /* bytes of a value shown in an error */
 #define SIMPLE_KEY_MAX 1000 /* longer keys are dumped as "? key" */
+
+/* Memory of a loaded document, as measured (doc/formats.md): per mapping
+ * or sequence and per scalar (keys included), the nodes of both trees of
+ * JSON and their positions; per byte of input, the buffer (read by
+ * doubling) and the strings of both trees. */
+#define COST_CONTAINER 350
+#define COST_SCALAR 250
+#define COST_BYTE 4
 
 /* Position table */
 
@@ -89,7 +107,20 @@ struct rp_doc {
     json_t *root;
     char *name;
     struct pos_table tab;
+    uint64_t memory; /* estimate: doc_cost */
 };
+
+/* What a document of len bytes, containers and scalars takes. */
+static uint64_t doc_cost (size_t len, size_t containers, size_t scalars)
+{
+    return (uint64_t)len * COST_BYTE + (uint64_t)containers * COST_CONTAINER
+           + (uint64_t)scalars * COST_SCALAR;
+}
+
+static uint64_t mib_up (uint64_t bytes)
+{
+    return bytes / (1 << 20) + (bytes % (1 << 20) != 0);
+}
 
 static size_t pos_hash (const void *a, uintptr_t b)
 {
@@ -558,6 +589,9 @@ struct loader {
     struct frame stack[RP_DOC_MAX_DEPTH];
     int depth;
     size_t nodes;
+    size_t containers;
+    uint64_t budget; /* 0: RP_DOC_MAX_NODES; else the memory of doc_cost */
+    size_t len;      /* of the input, for doc_cost */
     int documents;
     json_t *root;
     struct pos_table *tab;
@@ -621,14 +655,27 @@ static bool is_tag (const char *tag, const char *name)
     return strncmp (tag, YAML_TAG, n) == 0 && strcmp (tag + n, name) == 0;
 }
 
-static int count_node (struct loader *ld, const yaml_mark_t *mark)
+static int count_node (struct loader *ld, const yaml_mark_t *mark,
+                       bool container)
 {
-    if (ld->nodes == RP_DOC_MAX_NODES) {
+    size_t containers = ld->containers + container;
+
+    if (!ld->budget && ld->nodes == RP_DOC_MAX_NODES) {
         ld->limit = true;
         return fail_at (ld, mark, EINVAL, "document has more than %d nodes",
                         RP_DOC_MAX_NODES);
     }
+    if (ld->budget
+        && doc_cost (ld->len, containers, ld->nodes + 1 - containers)
+               > ld->budget) {
+        ld->limit = true;
+        return fail_at (ld, mark, EFBIG,
+                        "document needs more than the memory limit of %" PRIu64
+                        " MiB",
+                        ld->budget >> 20);
+    }
     ld->nodes++;
+    ld->containers = containers;
     return 0;
 }
 
@@ -948,7 +995,7 @@ static int on_scalar (struct loader *ld, const yaml_event_t *ev)
 {
     json_t *v;
 
-    if (count_node (ld, &ev->start_mark) < 0)
+    if (count_node (ld, &ev->start_mark, false) < 0)
         return -1;
     if (expecting_key (ld))
         return on_key (ld, ev);
@@ -968,7 +1015,7 @@ static int on_start (struct loader *ld, const yaml_event_t *ev, bool map)
     char buf[SHOW_SIZE];
     json_t *v;
 
-    if (count_node (ld, &ev->start_mark) < 0)
+    if (count_node (ld, &ev->start_mark, true) < 0)
         return -1;
     if (expecting_key (ld))
         return fail_at (ld, &ev->start_mark, EINVAL,
@@ -1132,35 +1179,113 @@ static bool all_blank (const char *buf, size_t len)
     return span (buf, 0, len, " \t\r\n") == len;
 }
 
-/* Depth and node limits of a tree that did not come through the loader. */
-static int check_limits (json_t *o, int depth, size_t *nodes)
+/* What one load may take: RP_DOC_MAX_BYTES and RP_DOC_MAX_NODES when
+ * memory is 0, else the estimate doc_cost. */
+struct bounds {
+    uint64_t memory;
+};
+
+static size_t max_bytes (const struct bounds *bd)
+{
+    uint64_t n = bd->memory / COST_BYTE;
+
+    if (!bd->memory)
+        return RP_DOC_MAX_BYTES;
+    return n > SIZE_MAX - 1 ? SIZE_MAX - 1 : (size_t)n;
+}
+
+static int too_large (const char *name, const struct bounds *bd,
+                      rp_error_t *error)
+{
+    if (!bd->memory)
+        return rp_error_set (error, EFBIG,
+                             "%s: document is larger than %zu bytes", name,
+                             RP_DOC_MAX_BYTES);
+    return rp_error_set (error, EFBIG,
+                         "%s: document is larger than %zu bytes, the most that"
+                         " the memory limit of %" PRIu64 " MiB allows",
+                         name, max_bytes (bd), bd->memory >> 20);
+}
+
+/* Depth and node limits of a tree that did not come through the loader
+ * (max_nodes: SIZE_MAX for none); its nodes and containers are counted. */
+static int check_limits (json_t *o, int depth, size_t max_nodes, size_t *nodes,
+                         size_t *containers)
 {
     int rc = 0;
     void *it;
 
-    if (++*nodes > RP_DOC_MAX_NODES)
+    if (++*nodes > max_nodes)
         return -1;
     if (!json_is_object (o) && !json_is_array (o))
         return 0;
+    ++*containers;
     if (depth == RP_DOC_MAX_DEPTH)
         return -2;
     for (size_t i = 0; rc == 0 && i < json_array_size (o); i++)
-        rc = check_limits (json_array_get (o, i), depth + 1, nodes);
+        rc = check_limits (json_array_get (o, i), depth + 1, max_nodes, nodes,
+                           containers);
     for (it = json_object_iter (o); rc == 0 && it;
          it = json_object_iter_next (o, it)) {
         ++*nodes; /* the key */
-        rc = check_limits (json_object_iter_value (it), depth + 1, nodes);
+        rc = check_limits (json_object_iter_value (it), depth + 1, max_nodes,
+                           nodes, containers);
     }
     return rc;
 }
 
+/* An upper bound of the containers and scalars of JSON text, from its
+ * brackets, commas and colons outside strings: one pass, nothing
+ * allocated. */
+static void json_census (const char *buf, size_t len, size_t *containers,
+                         size_t *scalars)
+{
+    bool str = false;
+
+    *containers = *scalars = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = buf[i];
+        if (str) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                str = false;
+        } else if (c == '"')
+            str = true;
+        else if (c == '{' || c == '[')
+            ++*containers;
+        else if (c == ',' || c == ':')
+            ++*scalars;
+    }
+    ++*scalars; /* the first value of a container, or a scalar root */
+}
+
+/* Refuse JSON whose estimate passes the memory limit before reading it. */
+static int json_precheck (struct rp_doc *doc, const char *buf, size_t len,
+                          const struct bounds *bd, rp_error_t *error)
+{
+    size_t containers, scalars;
+    uint64_t need;
+
+    if (!bd->memory)
+        return 0;
+    json_census (buf, len, &containers, &scalars);
+    need = doc_cost (len, containers, scalars);
+    if (need <= bd->memory)
+        return 0;
+    return rp_error_set (error, EFBIG,
+                         "%s: document needs about %" PRIu64 " MiB to read,"
+                         " more than the memory limit of %" PRIu64 " MiB",
+                         doc->name, mib_up (need), bd->memory >> 20);
+}
+
 static json_t *load_jansson (struct rp_doc *doc, const char *buf, size_t len,
-                             rp_error_t *error)
+                             const struct bounds *bd, rp_error_t *error)
 {
     json_error_t jerr;
     json_t *o =
         json_loadb (buf, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
-    size_t nodes = 0;
+    size_t nodes = 0, containers = 0;
     int rc;
 
     if (!o) {
@@ -1172,7 +1297,10 @@ static json_t *load_jansson (struct rp_doc *doc, const char *buf, size_t len,
                       jerr.column, jerr.text);
         return NULL;
     }
-    if ((rc = check_limits (o, 0, &nodes)) < 0) {
+    /* the memory bound was checked before: json_precheck */
+    rc = check_limits (o, 0, bd->memory ? SIZE_MAX : RP_DOC_MAX_NODES, &nodes,
+                       &containers);
+    if (rc < 0) {
         json_decref (o);
         if (rc == -1)
             rp_error_set (error, EINVAL, "%s: document has more than %d nodes",
@@ -1182,23 +1310,30 @@ static json_t *load_jansson (struct rp_doc *doc, const char *buf, size_t len,
                           doc->name, RP_DOC_MAX_DEPTH);
         return NULL;
     }
+    doc->memory = doc_cost (len, containers, nodes - containers);
     return o;
 }
 
 static int load_json (struct rp_doc *doc, const char *buf, size_t len,
-                      rp_error_t *error)
+                      const struct bounds *bd, rp_error_t *error)
 {
-    struct loader ld = { .name = doc->name, .json = true, .tab = &doc->tab };
+    struct loader ld = { .name = doc->name,
+                         .json = true,
+                         .tab = &doc->tab,
+                         .budget = bd->memory,
+                         .len = len };
     rp_error_t yerr;
     json_t *o;
 
+    if (json_precheck (doc, buf, len, bd, error) < 0)
+        return -1;
     ld.error = &yerr;
     if (load_yaml (&ld, buf, len) < 0 && (ld.limit || errno == ENOMEM)) {
         if (error)
             *error = yerr;
         return -1;
     }
-    if (!(o = load_jansson (doc, buf, len, error))) {
+    if (!(o = load_jansson (doc, buf, len, bd, error))) {
         json_decref (ld.root);
         return -1;
     }
@@ -1222,33 +1357,46 @@ static int detect_format (const char *buf, size_t len)
     return RP_DOC_YAML;
 }
 
+static int load_yaml_doc (struct rp_doc *doc, const char *buf, size_t len,
+                          const struct bounds *bd, rp_error_t *error)
+{
+    struct loader ld = { .name = doc->name,
+                         .tab = &doc->tab,
+                         .error = error,
+                         .budget = bd->memory,
+                         .len = len };
+    int rc = load_yaml (&ld, buf, len);
+
+    doc->root = ld.root;
+    doc->memory = doc_cost (len, ld.containers, ld.nodes - ld.containers);
+    return rc;
+}
+
 /* The YAML reading of a document whose JSON reading failed with
  * json_error; NULL (json_error kept, errno EINVAL) when it is not YAML
  * either. */
 static struct rp_doc *load_flow_yaml (const char *buf, size_t len,
-                                      const char *name, rp_error_t *error)
+                                      const char *name, const struct bounds *bd,
+                                      rp_error_t *error)
 {
     rp_error_t yaml_error;
     struct rp_doc *doc = doc_create (name);
-    struct loader ld = { .error = &yaml_error };
 
     if (!doc) {
         rp_error_set (error, ENOMEM, "%s: out of memory", name);
         return NULL;
     }
-    ld.name = doc->name;
-    ld.tab = &doc->tab;
-    if (load_yaml (&ld, buf, len) < 0) {
+    if (load_yaml_doc (doc, buf, len, bd, &yaml_error) < 0) {
         rp_doc_destroy (doc);
         errno = EINVAL;
         return NULL;
     }
-    doc->root = ld.root;
     return doc;
 }
 
-struct rp_doc *rp_doc_load (const char *buf, size_t len, const char *name,
-                            int format, rp_error_t *error)
+static struct rp_doc *doc_load (const char *buf, size_t len, const char *name,
+                                int format, const struct bounds *bd,
+                                rp_error_t *error)
 {
     struct rp_doc *doc;
     bool guessed = false;
@@ -1269,33 +1417,34 @@ struct rp_doc *rp_doc_load (const char *buf, size_t len, const char *name,
         format = detect_format (buf, len);
         guessed = true;
     }
-    if (len > RP_DOC_MAX_BYTES)
-        rc =
-            rp_error_set (error, EFBIG, "%s: document is larger than %zu bytes",
-                          doc->name, RP_DOC_MAX_BYTES);
+    if (len > max_bytes (bd))
+        rc = too_large (doc->name, bd, error);
     else if (format == RP_DOC_JSON && all_blank (buf, len))
         rc = rp_error_set (error, EINVAL, "%s: empty document", doc->name);
     else if (format == RP_DOC_JSON)
-        rc = load_json (doc, buf, len, error);
-    else {
-        struct loader ld = { .name = doc->name,
-                             .tab = &doc->tab,
-                             .error = error };
-        rc = load_yaml (&ld, buf, len);
-        doc->root = ld.root;
-    }
+        rc = load_json (doc, buf, len, bd, error);
+    else
+        rc = load_yaml_doc (doc, buf, len, bd, error);
     if (rc < 0 && guessed && format == RP_DOC_JSON && errno == EINVAL) {
         /* Guessed JSON from a leading '{' or '[', but RFC 14 jobspec is
          * YAML, and flow-style YAML starts the same way: try it as YAML.
          * If that fails too, the JSON error is the one reported. */
         rp_doc_destroy (doc);
-        return load_flow_yaml (buf, len, name, error);
+        return load_flow_yaml (buf, len, name, bd, error);
     }
     if (rc < 0) {
         rp_doc_destroy (doc);
         return NULL;
     }
     return doc;
+}
+
+struct rp_doc *rp_doc_load (const char *buf, size_t len, const char *name,
+                            int format, rp_error_t *error)
+{
+    struct bounds bd = { 0 };
+
+    return doc_load (buf, len, name, format, &bd, error);
 }
 
 static int format_of_path (const char *path)
@@ -1311,8 +1460,8 @@ static int format_of_path (const char *path)
     return RP_DOC_AUTO;
 }
 
-/* Read at most RP_DOC_MAX_BYTES + 1 bytes of f into *bufp. */
-static int read_bounded (FILE *f, char **bufp, size_t *lenp)
+/* Read at most max + 1 bytes of f into *bufp. */
+static int read_bounded (FILE *f, size_t max, char **bufp, size_t *lenp)
 {
     size_t size = 8192;
     size_t len = 0;
@@ -1322,10 +1471,9 @@ static int read_bounded (FILE *f, char **bufp, size_t *lenp)
         size_t want = size - len;
         size_t n = fread (buf + len, 1, want, f);
         len += n;
-        if (n < want || len > RP_DOC_MAX_BYTES)
+        if (n < want || len > max)
             break;
-        size =
-            size * 2 > RP_DOC_MAX_BYTES + 1 ? RP_DOC_MAX_BYTES + 1 : size * 2;
+        size = size * 2 > max + 1 ? max + 1 : size * 2;
         char *nbuf = realloc (buf, size);
         if (!nbuf)
             free (buf);
@@ -1344,23 +1492,37 @@ static int read_bounded (FILE *f, char **bufp, size_t *lenp)
     return 0;
 }
 
-/* Read f and parse what it holds as the document name; label names f in
- * a read error. */
+/* A regular file larger than the bounds is refused before it is read. */
+static bool file_too_large (FILE *f, const struct bounds *bd)
+{
+    struct stat st;
+
+    return bd->memory && fstat (fileno (f), &st) == 0 && S_ISREG (st.st_mode)
+           && (uintmax_t)st.st_size > max_bytes (bd);
+}
+
+/* Read f and parse what it holds as the document name, within bd; label
+ * names f in a read error. */
 static struct rp_doc *load_stream (FILE *f, const char *name, const char *label,
-                                   int format, rp_error_t *error)
+                                   int format, const struct bounds *bd,
+                                   rp_error_t *error)
 {
     struct rp_doc *doc;
     char *buf;
     size_t len;
 
     errno = 0;
-    if (read_bounded (f, &buf, &len) < 0) {
+    if (file_too_large (f, bd)) {
+        too_large (label, bd, error);
+        return NULL;
+    }
+    if (read_bounded (f, max_bytes (bd), &buf, &len) < 0) {
         int saved_errno = errno;
         rp_error_set (error, saved_errno, "%s: %s", label,
                       strerror (saved_errno));
         return NULL;
     }
-    doc = rp_doc_load (buf, len, name, format, error);
+    doc = doc_load (buf, len, name, format, bd, error);
     free (buf);
     return doc;
 }
@@ -1373,8 +1535,8 @@ static void fclose_keep_errno (FILE *f)
     errno = saved_errno;
 }
 
-struct rp_doc *rp_doc_load_file (const char *path, int format,
-                                 rp_error_t *error)
+static struct rp_doc *doc_load_file (const char *path, int format,
+                                     const struct bounds *bd, rp_error_t *error)
 {
     struct rp_doc *doc;
     FILE *f;
@@ -1384,21 +1546,42 @@ struct rp_doc *rp_doc_load_file (const char *path, int format,
         return NULL;
     }
     if (!strcmp (path, "-"))
-        return load_stream (stdin, path, "stdin", format, error);
+        return load_stream (stdin, path, "stdin", format, bd, error);
     if (!(f = fopen (path, "r"))) {
         rp_error_set (error, errno, "%s: %s", path, strerror (errno));
         return NULL;
     }
     if (format == RP_DOC_AUTO)
         format = format_of_path (path);
-    doc = load_stream (f, path, path, format, error);
+    doc = load_stream (f, path, path, format, bd, error);
     fclose_keep_errno (f);
     return doc;
+}
+
+struct rp_doc *rp_doc_load_file (const char *path, int format,
+                                 rp_error_t *error)
+{
+    struct bounds bd = { 0 };
+
+    return doc_load_file (path, format, &bd, error);
+}
+
+struct rp_doc *rp_doc_load_file_within (const char *path, int format,
+                                        uint64_t memory, rp_error_t *error)
+{
+    struct bounds bd = { memory };
+
+    if (memory == 0) {
+        rp_error_set (error, EINVAL, "invalid argument");
+        return NULL;
+    }
+    return doc_load_file (path, format, &bd, error);
 }
 
 struct rp_doc *rp_doc_load_fd (int fd, const char *name, int format,
                                rp_error_t *error)
 {
+    struct bounds bd = { 0 };
     struct rp_doc *doc;
     FILE *f = NULL;
     int copy;
@@ -1417,9 +1600,14 @@ struct rp_doc *rp_doc_load_fd (int fd, const char *name, int format,
     }
     if (format == RP_DOC_AUTO)
         format = format_of_path (name);
-    doc = load_stream (f, name, name, format, error);
+    doc = load_stream (f, name, name, format, &bd, error);
     fclose_keep_errno (f);
     return doc;
+}
+
+uint64_t rp_doc_memory (const struct rp_doc *doc)
+{
+    return doc ? doc->memory : 0;
 }
 
 struct rp_doc *rp_doc_from_json (json_t *root, const char *name)

@@ -2,8 +2,9 @@
 /* The resource graph (RFC 4 "Resource Pool Data Model", "Graph Data Model",
  * "Abstract Interfaces"): building, finalizing, reading, extended data
  * (state, tags), the allocation states of core/graph_private.h, the walker
- * and the accumulator.  Builders and serializers (graph_build.c,
- * graph_io.c) use only the public API.
+ * and the accumulator, and the memory estimate (graph_private.h) that
+ * every builder checks before it builds.  Builders and serializers
+ * (graph_build.c, graph_io.c) use the public API and that estimate.
  *
  * Memory (RFC 4 recommends minimal vertices with the pool data kept
  * aside).  A vertex is a 32 byte struct: id, size, interned basename and
@@ -18,6 +19,15 @@
  * vertices.  A generated cluster of 16,384 nodes (2 sockets x 32 cores, 4
  * GPUs, memory: 1.2 million vertices) takes 61 bytes a vertex plus 5 for
  * aggregates and block summaries (66 in all, 79 MB).
+ *
+ * Bounds.  graph_memory () counts what the code below allocates per
+ * vertex, edge record, side entry, target, interior vertex and (interior
+ * vertex, type) pair, at the larger of finalize's peak and the peak of a
+ * graph in use (a pristine state and a matcher).  The builders check it
+ * against the process-wide limit from what they are asked for before
+ * they allocate in proportion to it; finalize checks it again with exact
+ * counts before the aggregates (interior x types, which no builder sees
+ * coming) are allocated, so a graph built by hand is bounded too.
  *
  * Aggregates.  agg(v, t) (graph_private.h) of an interior vertex is kept
  * in an array interior index x ntypes; a leaf's is computed from its
@@ -60,6 +70,8 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,6 +185,7 @@ struct rp_graph {
     struct rp_gstate *live;
     struct rp_gstate *pristine;
 
+    uint64_t reserved; /* memory the builder holds besides (its document) */
     char namebuf[WORD_MAX + 32];
 };
 
@@ -326,6 +339,151 @@ static int u32map_put (struct u32map *m, uint32_t key, uint32_t val)
     return 0;
 }
 
+/* --- bounds ---------------------------------------------------------- */
+
+/* The estimate counts what the code below allocates, per vertex, edge
+ * record, side entry, target, interior vertex and (interior vertex, type)
+ * pair, at the two peaks of a graph's life: while finalize builds the
+ * structure (the edge records, the pre-order and the saved flags are still
+ * there) and once the graph is used (a pristine state and a matcher
+ * exist).  doc/formats.md compares it with the peak RSS measured. */
+enum {
+    COST_VERTEX = 32 + 4 * 4, /* struct vertex; child_off, child, iidx,
+                               * edge_off */
+    COST_FINALIZING = 4 + 1,  /* order, saved flags */
+    COST_STATE = 8 + 4 + 1,   /* used, shared, state: per gstate */
+    COST_MATCHER = 4 * 4,     /* mark, where, hepoch, hrow (match.c) */
+    COST_EDGE_RECORD = 12,    /* struct edge_rec, until finalized */
+    COST_EDGE = 8,            /* struct edge, when stored explicitly */
+    COST_SIDE = 40 + 32 + 32, /* struct side, its map slots, a name */
+    COST_TARGET = 16,         /* struct target */
+    COST_INTERIOR = 8,        /* blk_off */
+    COST_AGG = 8,             /* total, and agg per gstate */
+};
+
+static _Atomic uint64_t memory_limit = RP_GRAPH_MEMORY_DEFAULT;
+
+int rp_graph_set_memory_limit (uint64_t bytes)
+{
+    if (bytes < RP_GRAPH_MEMORY_MIN) {
+        errno = EINVAL;
+        return -1;
+    }
+    atomic_store_explicit (&memory_limit, bytes, memory_order_relaxed);
+    return 0;
+}
+
+uint64_t rp_graph_memory_limit (void)
+{
+    return atomic_load_explicit (&memory_limit, memory_order_relaxed);
+}
+
+int rp_graph_memory_parse (const char *text, uint64_t *bytes, rp_error_t *error)
+{
+    uint64_t v = 0, unit = 1;
+    size_t i = 0;
+    bool over = false;
+
+    for (; text && text[i] >= '0' && text[i] <= '9'; i++)
+        over = over || __builtin_mul_overflow (v, 10, &v)
+               || __builtin_add_overflow (v, (uint64_t)(text[i] - '0'), &v);
+    if (i > 0 && text[i])
+        unit = units_bytes (text + i);
+    if (i == 0 || unit == 0)
+        return rp_error_set (error, EINVAL,
+                             "memory limit \"%s\": a whole number of bytes,"
+                             " or with a unit: KB, MB, GB, TB",
+                             text ? text : "(null)");
+    if (over || __builtin_mul_overflow (v, unit, &v))
+        return rp_error_set (error, EINVAL, "memory limit \"%s\": too large",
+                             text);
+    if (v < RP_GRAPH_MEMORY_MIN)
+        return rp_error_set (error, EINVAL,
+                             "memory limit \"%s\": less than 1MB", text);
+    if (bytes)
+        *bytes = v;
+    return 0;
+}
+
+static uint64_t mul_sat (uint64_t a, uint64_t b)
+{
+    uint64_t r;
+    return __builtin_mul_overflow (a, b, &r) ? UINT64_MAX : r;
+}
+
+static uint64_t add_sat (uint64_t a, uint64_t b)
+{
+    uint64_t r;
+    return __builtin_add_overflow (a, b, &r) ? UINT64_MAX : r;
+}
+
+/* Block summaries: at most one entry per 15 children and type, per
+ * gstate (blk_entries). */
+static uint64_t blk_cost (const struct graph_size *z)
+{
+    return mul_sat (mul_sat (z->vertices / 15 + 1, z->types), 8);
+}
+
+uint64_t graph_memory (const struct graph_size *z)
+{
+    uint64_t common = 0, build, kept, agg, v;
+
+    common = add_sat (common, mul_sat (z->explicit_edges, COST_EDGE));
+    common = add_sat (common, mul_sat (z->named, COST_SIDE));
+    common = add_sat (common, mul_sat (z->targets, COST_TARGET));
+    common = add_sat (common, mul_sat (z->interior, COST_INTERIOR));
+    agg = mul_sat (mul_sat (z->interior, z->types), COST_AGG);
+    /* finalize: total, one gstate; then pristine and matcher too */
+    v = mul_sat (z->vertices, COST_VERTEX + COST_FINALIZING + COST_STATE);
+    build = add_sat (add_sat (v, mul_sat (z->edges, COST_EDGE_RECORD)),
+                     add_sat (mul_sat (agg, 2), blk_cost (z)));
+    v = mul_sat (z->vertices, COST_VERTEX + 2 * COST_STATE + COST_MATCHER);
+    kept = add_sat (v, add_sat (mul_sat (agg, 3), mul_sat (blk_cost (z), 2)));
+    return add_sat (common, build > kept ? build : kept);
+}
+
+/* Whole MiB: rounded up for an estimate, down for the limit, so that the
+ * two never print equal when one is more than the other. */
+static uint64_t mib_up (uint64_t bytes)
+{
+    return bytes / (1 << 20) + (bytes % (1 << 20) != 0);
+}
+
+int graph_memory_error (rp_error_t *error, uint64_t need, uint64_t limit,
+                        const char *fmt, ...)
+{
+    char what[RP_ERROR_TEXT_SIZE];
+    va_list ap;
+
+    va_start (ap, fmt);
+    vsnprintf (what, sizeof (what), fmt, ap);
+    va_end (ap);
+    return rp_error_set (error, E2BIG,
+                         "%s about %" PRIu64 " MiB, more than the memory"
+                         " limit of %" PRIu64 " MiB",
+                         what, mib_up (need), limit >> 20);
+}
+
+uint64_t graph_memory_of (const struct rp_graph *g)
+{
+    struct graph_size z = {
+        .vertices = g->n,
+        .edges = g->nerec,
+        .explicit_edges = g->edge_off ? g->edge_off[g->n] : 0,
+        .named = g->nside,
+        .targets = g->ntargets,
+        .interior = g->ninterior,
+        .types = g->types.n,
+    };
+    return graph_memory (&z);
+}
+
+void graph_set_reserved (struct rp_graph *g, uint64_t bytes)
+{
+    if (g)
+        g->reserved = bytes;
+}
+
 /* --- building -------------------------------------------------------- */
 
 static void side_free (struct side *s)
@@ -460,6 +618,30 @@ static int vertex_reserve (struct rp_graph *g, size_t n)
         return -1;
     g->v = v;
     g->cap = (uint32_t)n;
+    return 0;
+}
+
+int graph_reserve (struct rp_graph *g, size_t vertices, size_t edges,
+                   size_t side)
+{
+    if (vertices > RP_GRAPH_MAX_VERTICES)
+        vertices = RP_GRAPH_MAX_VERTICES;
+    if (vertex_reserve (g, vertices) < 0)
+        return -1;
+    if (edges > g->caperec) {
+        struct edge_rec *e = realloc (g->erec, edges * sizeof (*e));
+        if (!e)
+            return -1;
+        g->erec = e;
+        g->caperec = edges;
+    }
+    if (side > g->capside && side <= UINT32_MAX) {
+        struct side *n = realloc (g->side, side * sizeof (*n));
+        if (!n)
+            return -1;
+        g->side = n;
+        g->capside = (uint32_t)side;
+    }
     return 0;
 }
 
@@ -971,6 +1153,31 @@ static size_t blk_entries (size_t k)
     return total;
 }
 
+/* The estimate with the exact counts, before the aggregates (interior
+ * vertices x types, the part that no builder can know before the graph
+ * exists) are allocated. */
+static int check_memory (const struct rp_graph *g, const struct fin *f,
+                         rp_error_t *error)
+{
+    struct graph_size z = {
+        .vertices = g->n,
+        .edges = g->nerec,
+        .explicit_edges = g->neset ? g->nerec : 0,
+        .named = g->nside,
+        .targets = f->ntargets,
+        .interior = f->ninterior,
+        .types = g->types.n,
+    };
+    uint64_t need = add_sat (graph_memory (&z), g->reserved);
+    uint64_t limit = rp_graph_memory_limit ();
+
+    if (need <= limit)
+        return 0;
+    return graph_memory_error (error, need, limit,
+                               "%" PRIu32 " vertices of %" PRIu32 " types need",
+                               g->n, g->types.n);
+}
+
 static int build_totals (struct rp_graph *g, struct fin *f, rp_error_t *error)
 {
     size_t T = g->types.n;
@@ -978,6 +1185,8 @@ static int build_totals (struct rp_graph *g, struct fin *f, rp_error_t *error)
         bool interior = f->child_off[v + 1] > f->child_off[v];
         f->iidx[v] = interior ? f->ninterior++ : NONE;
     }
+    if (check_memory (g, f, error) < 0)
+        return -1;
     f->total = calloc ((size_t)f->ninterior * T + 1, sizeof (uint64_t));
     f->blk_off = malloc (((size_t)f->ninterior + 1) * sizeof (uint64_t));
     if (!f->total || !f->blk_off)
@@ -2619,6 +2828,28 @@ static int gen_count (const struct gen *x, uint64_t *count, rp_error_t *error)
     return 0;
 }
 
+/* The memory estimate of the spec's graph against the limit. */
+static int gen_memory (const struct gen *x, uint64_t count, rp_error_t *error)
+{
+    uint64_t nodes = x->val[K_NODES], limit = rp_graph_memory_limit ();
+    struct graph_size z = {
+        .vertices = count,
+        .edges = count - 1,
+        .named = nodes,
+        .targets = nodes,
+        .interior = 1 + x->val[K_RACKS] + nodes * (1 + x->val[K_SOCKETS]),
+        .types =
+            4 + (x->val[K_RACKS] > 0) + (x->val[K_GPUS] > 0) + x->set[K_MEMORY],
+    };
+    uint64_t need = graph_memory (&z);
+
+    if (need <= limit)
+        return 0;
+    return graph_memory_error (error, need, limit,
+                               "spec makes %" PRIu64 " vertices, which need",
+                               count);
+}
+
 static int gen_parse (struct gen *x, const char *spec, rp_error_t *error)
 {
     memset (x, 0, sizeof (*x));
@@ -2752,12 +2983,12 @@ struct rp_graph *rp_graph_generate (const char *spec, rp_error_t *error)
         rp_error_set (error, EINVAL, "no spec");
         return NULL;
     }
-    if (gen_parse (&x, spec, error) < 0 || gen_count (&x, &count, error) < 0)
+    if (gen_parse (&x, spec, error) < 0 || gen_count (&x, &count, error) < 0
+        || gen_memory (&x, count, error) < 0)
         return NULL;
-    if (!(g = rp_graph_create ()) || vertex_reserve (g, count) < 0
-        || !(g->erec = malloc (count * sizeof (struct edge_rec))))
+    if (!(g = rp_graph_create ())
+        || graph_reserve (g, count, count, x.val[K_NODES]) < 0)
         goto nomem;
-    g->caperec = count;
     if (gen_intern (g, &x, &id) < 0 || gen_build (g, &x, &id) < 0)
         goto nomem;
     if (rp_graph_finalize (g, error) < 0)

@@ -8,8 +8,11 @@
  * rank: the rank, name: the host name) > its "core" vertices, then its
  * "gpu" vertices, by id.  R_lite knows cores and GPUs only, so that is all
  * a graph from R has.  R properties become node properties (no value).
- * The vertex count is checked before anything is built: an R of a few
- * bytes can name billions of cores.
+ * The memory of the graph (graph_memory, and R's own) is estimated
+ * before anything is built: an R of a few bytes can name billions of
+ * cores.  rp_graph_decode_rset estimates it from R_lite's counts before R
+ * is even expanded into targets, and drops the JSON tree of R before it
+ * builds.
  *
  * From hwloc: cluster0 > node (rank, host name) > "socket" per Package
  * (hwloc logical index) > "numanode" per NUMA node, only when a package
@@ -25,6 +28,7 @@
  * sends the graph back as respol's graph JSON.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +38,7 @@
 
 #include <respol/graph.h>
 
+#include "core/graph_private.h"
 #include "core/rhwloc_private.h"
 
 #define GB 1000000000ULL
@@ -45,22 +50,54 @@ static int rset_prefix (rp_error_t *error)
     return rp_error_prefix (error, "graph: R");
 }
 
+/* A decoded target of R (core/rset.c): its struct in an array grown by
+ * doubling, its host name, its children when they are its own. */
+#define RSET_TARGET_COST 320
+
+/* The estimate of the graph of an R with these counts, and of the R: the
+ * cluster and every target interior, every target named, cores and GPUs
+ * leaves.  The same for R decoded or not, so both checks agree.  *np: the
+ * vertex count. */
+static int rset_memory (size_t targets, uint64_t cores, uint64_t gpus,
+                        uint64_t *np, rp_error_t *error)
+{
+    uint64_t n = 1 + (uint64_t)targets, limit = rp_graph_memory_limit ();
+    struct graph_size z = { 0 };
+    uint64_t need;
+
+    if (__builtin_add_overflow (n, cores, &n)
+        || __builtin_add_overflow (n, gpus, &n) || n > RP_GRAPH_MAX_VERTICES)
+        return rp_error_set (error, E2BIG, "graph: R: more than %u vertices",
+                             RP_GRAPH_MAX_VERTICES);
+    z.vertices = n;
+    z.edges = n - 1;
+    z.named = z.targets = targets;
+    z.interior = 1 + targets;
+    z.types = 2 + (cores > 0) + (gpus > 0);
+    need = graph_memory (&z) + targets * RSET_TARGET_COST;
+    if (np)
+        *np = n;
+    if (need <= limit)
+        return 0;
+    return graph_memory_error (error, need, limit,
+                               "graph: R: %" PRIu64 " vertices need", n);
+}
+
 /* Count the vertices before building: 1 + targets + cores + GPUs. */
-static int rset_check_size (const struct rp_rset *R, rp_error_t *error)
+static int rset_check_size (const struct rp_rset *R, uint64_t *np,
+                            rp_error_t *error)
 {
     const struct rp_idset *ranks = rp_rset_ranks (R);
-    uint64_t n = 1;
+    uint64_t cores = 0, gpus = 0;
 
     if (rp_rset_ntargets (R) == 0)
         return rp_error_set (error, EINVAL, "graph: R: no execution targets");
     for (unsigned int r = rp_idset_first (ranks); r != RP_IDSET_INVALID_ID;
-         r = rp_idset_next (ranks, r))
-        n += 1 + rp_idset_count (rp_rset_cores (R, r))
-             + rp_idset_count (rp_rset_gpus (R, r));
-    if (n > RP_GRAPH_MAX_VERTICES)
-        return rp_error_set (error, E2BIG, "graph: R: more than %u vertices",
-                             RP_GRAPH_MAX_VERTICES);
-    return 0;
+         r = rp_idset_next (ranks, r)) {
+        cores += rp_idset_count (rp_rset_cores (R, r));
+        gpus += rp_idset_count (rp_rset_gpus (R, r));
+    }
+    return rset_memory (rp_rset_ntargets (R), cores, gpus, np, error);
 }
 
 static int add_child (struct rp_graph *g, rp_vertex_t parent, const char *type,
@@ -192,18 +229,19 @@ static int rset_build (struct rp_graph *g, const struct rp_rset *R,
 struct rp_graph *rp_graph_from_rset (const struct rp_rset *R, rp_error_t *error)
 {
     size_t n;
+    uint64_t nv;
     unsigned int *ranks = NULL;
     rp_vertex_t *nodes = NULL;
     struct rp_graph *g = NULL;
 
     if (!R)
         return rp_error_set (error, EINVAL, "graph: R: invalid argument"), NULL;
-    if (rset_check_size (R, error) < 0)
+    if (rset_check_size (R, &nv, error) < 0)
         return NULL;
     n = rp_rset_ntargets (R);
     if (!(ranks = calloc (n, sizeof (*ranks)))
-        || !(nodes = calloc (n, sizeof (*nodes)))
-        || !(g = rp_graph_create ())) {
+        || !(nodes = calloc (n, sizeof (*nodes))) || !(g = rp_graph_create ())
+        || graph_reserve (g, nv, nv - 1, n) < 0) {
         rp_error_set (error, ENOMEM, "graph: R: out of memory");
         goto error;
     }
@@ -221,6 +259,38 @@ error:;
     rp_graph_destroy (g);
     errno = saved_errno;
     return NULL;
+}
+
+/* Parsed as rp_rset_decode parses (and words a syntax error), sized,
+ * decoded, and the tree dropped before the graph is built. */
+struct rp_graph *rp_graph_decode_rset (const char *s, rp_error_t *error)
+{
+    size_t targets;
+    uint64_t cores, gpus;
+    struct rp_rset *R = NULL;
+    struct rp_graph *g;
+    json_error_t jerr;
+    json_t *o;
+    int saved_errno;
+
+    if (!s)
+        return rp_error_set (error, EINVAL, "R: input is NULL"), NULL;
+    if (!(o = json_loads (s, JSON_REJECT_DUPLICATES, &jerr)))
+        return rp_error_set (error, EINVAL, "R: line %d column %d: %s",
+                             jerr.line, jerr.column, jerr.text),
+               NULL;
+    if (rp_rset_size_json (o, &targets, &cores, &gpus, error) == 0
+        && rset_memory (targets, cores, gpus, NULL, error) == 0)
+        R = rp_rset_from_json (o, error);
+    saved_errno = errno;
+    json_decref (o);
+    if (!R) {
+        errno = saved_errno;
+        return NULL;
+    }
+    g = rp_graph_from_rset (R, error);
+    rp_rset_destroy (R);
+    return g;
 }
 
 /* === from hwloc ========================================================= */

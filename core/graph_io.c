@@ -37,7 +37,10 @@
  *
  * Reading never allocates in proportion to a number inside the document:
  * numbers are only stored, and the vertex count (the length of a list) is
- * checked against RP_GRAPH_MAX_VERTICES before anything is built.
+ * checked against RP_GRAPH_MAX_VERTICES before anything is built.  A
+ * file is read within the memory limit (rp_doc_load_file_within), not
+ * within the 16 MiB of other documents, and the graph's estimate from the
+ * lengths of its lists, with the document's, must fit the limit too.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -50,6 +53,7 @@
 #include <respol/graph.h>
 
 #include "core/docpath.h"
+#include "core/graph_private.h"
 
 #define PATH_MAX_LEN 160
 #define VERSION 1
@@ -558,6 +562,39 @@ static char *dot_encode (const struct rp_graph *g)
     return buf;
 }
 
+/* Writing builds the document in memory: jansson's tree and its text for
+ * JSON and JGF, the text (grown by doubling) for DOT.  Bytes per vertex
+ * and per edge, measured on generated clusters (one edge a vertex: 770,
+ * 4100 and 60 bytes in all; doc/formats.md), with room for properties. */
+static const struct {
+    const char *name;
+    uint64_t vertex, edge;
+} write_cost[] = {
+    [RP_GRAPH_JSON] = { "respol JSON", 600, 300 },
+    [RP_GRAPH_JGF] = { "JGF", 3000, 1500 },
+    [RP_GRAPH_DOT] = { "DOT", 50, 30 },
+};
+
+int rp_graph_encode_check (const struct rp_graph *g, enum rp_graph_format fmt,
+                           rp_error_t *error)
+{
+    uint64_t n, m = 0, need, limit = rp_graph_memory_limit ();
+
+    if (!g || !rp_graph_is_finalized (g) || fmt < RP_GRAPH_JSON
+        || fmt > RP_GRAPH_DOT)
+        return rp_error_set (error, EINVAL, "invalid argument");
+    n = rp_graph_nvertices (g);
+    for (rp_vertex_t v = 0; v < n; v++)
+        m += rp_graph_nedges (g, v);
+    need = graph_memory_of (g) + n * write_cost[fmt].vertex
+           + m * write_cost[fmt].edge;
+    if (need <= limit)
+        return 0;
+    return graph_memory_error (error, need, limit,
+                               "writing %" PRIu64 " vertices as %s needs", n,
+                               write_cost[fmt].name);
+}
+
 json_t *rp_graph_to_json (const struct rp_graph *g, enum rp_graph_format fmt)
 {
     json_t *o;
@@ -567,6 +604,8 @@ json_t *rp_graph_to_json (const struct rp_graph *g, enum rp_graph_format fmt)
         errno = EINVAL;
         return NULL;
     }
+    if (rp_graph_encode_check (g, fmt, NULL) < 0)
+        return NULL;
     o = fmt == RP_GRAPH_JSON ? own_json (g) : jgf_write (g, NULL, 0);
     if (!o)
         errno = ENOMEM;
@@ -579,7 +618,7 @@ char *rp_graph_encode (const struct rp_graph *g, enum rp_graph_format fmt)
     char *s;
 
     if (g && rp_graph_is_finalized (g) && fmt == RP_GRAPH_DOT)
-        return dot_encode (g);
+        return rp_graph_encode_check (g, fmt, NULL) < 0 ? NULL : dot_encode (g);
     if (!(o = rp_graph_to_json (g, fmt)))
         return NULL;
     if (!(s = json_dumps (o, JSON_COMPACT | JSON_SORT_KEYS)))
@@ -1276,6 +1315,36 @@ static int jgf_read (struct reader *r, const struct loc *top)
 /* --- entry points ----------------------------------------------------------
  */
 
+/* The estimate from the lengths of the vertex (node) and edge lists,
+ * before anything is built: every vertex named, a target, and a source of
+ * explicit edges, as far as the file can tell; interior vertices and
+ * types are left to finalize, which checks the exact counts, the document
+ * (doc_memory) included.  Room for the vertices and edges is reserved. */
+static int check_memory (struct reader *r, const struct loc *top,
+                         uint64_t doc_memory)
+{
+    bool own = json_object_get (top->v, "respol-graph") != NULL;
+    const json_t *graph = own ? top->v : json_object_get (top->v, "graph");
+    const json_t *vs = json_object_get (graph, own ? "vertices" : "nodes");
+    const json_t *es = json_object_get (graph, "edges");
+    size_t nv = json_array_size (vs);
+    size_t ne = own ? json_array_size (es) : jgf_count_edges (es);
+    uint64_t limit = rp_graph_memory_limit (), need;
+    struct graph_size z = { nv, ne, ne, nv, nv, 0, 0 };
+    rp_error_t e;
+
+    need = graph_memory (&z) + doc_memory;
+    if (need > limit) {
+        graph_memory_error (&e, need, limit, "%zu vertices and %zu edges need",
+                            nv, ne);
+        return fail_model (r, top, &e);
+    }
+    graph_set_reserved (r->g, doc_memory);
+    if (nv <= RP_GRAPH_MAX_VERTICES && graph_reserve (r->g, nv, ne, 0) < 0)
+        return rp_error_set (r->error, ENOMEM, "%s: out of memory", r->name);
+    return 0;
+}
+
 static struct rp_graph *read_tree (const struct rp_doc *doc, const char *name,
                                    const json_t *o, rp_error_t *error)
 {
@@ -1295,9 +1364,10 @@ static struct rp_graph *read_tree (const struct rp_doc *doc, const char *name,
         rp_error_set (error, errno, "%s: %s", name, strerror (errno));
         return NULL;
     }
-    if (json_object_get (o, "respol-graph"))
+    rc = check_memory (&r, &top, rp_doc_memory (doc));
+    if (rc == 0 && json_object_get (o, "respol-graph"))
         rc = own_read (&r, &top);
-    else
+    else if (rc == 0)
         rc = jgf_read (&r, &top);
     if (rc < 0) {
         int saved_errno = errno;
@@ -1326,7 +1396,8 @@ struct rp_graph *rp_graph_load (const char *path, rp_error_t *error)
         rp_error_set (error, EINVAL, "graph: invalid argument");
         return NULL;
     }
-    if (!(doc = rp_doc_load_file (path, RP_DOC_AUTO, error)))
+    if (!(doc = rp_doc_load_file_within (path, RP_DOC_AUTO,
+                                         rp_graph_memory_limit (), error)))
         return NULL;
     g = read_tree (doc, rp_doc_name (doc), rp_doc_root (doc), error);
     if (!g) {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* Inside librespol only: the allocation state of a resource graph, as the
- * matcher (core/match.c) and white-box tests use it.
+ * matcher (core/match.c) and white-box tests use it, and the memory
+ * estimate the builders (graph_build.c, graph_io.c) check before building.
  *
  * A graph has one live state (what rp_graph_vertex_free and friends show)
  * and, created on first use, a pristine one: every vertex up and nothing
@@ -73,5 +74,44 @@ rp_vertex_t gstate_child_fit (const struct rp_gstate *s, rp_vertex_t parent,
  * compare (for rp_matcher_check and tests).  0, or -1 with the first
  * difference in error. */
 int gstate_check (const struct rp_gstate *s, rp_error_t *error);
+
+/* --- bounds: the memory estimate (graph.c) ----------------------------- */
+
+/* What a graph is made of, as far as its memory goes. */
+struct graph_size {
+    uint64_t vertices;
+    uint64_t edges;          /* edge records added, containment included */
+    uint64_t explicit_edges; /* edges stored after finalize (not the plain
+                              * "contains" runs) */
+    uint64_t named;          /* vertices with a side entry (a name, rank,
+                              * uuid, properties or tags) */
+    uint64_t targets;
+    uint64_t interior; /* vertices with children */
+    uint64_t types;
+};
+
+/* Bytes the graph takes at its peak, a pristine state and a matcher
+ * included (saturates at UINT64_MAX). */
+uint64_t graph_memory (const struct graph_size *z);
+
+/* The estimate of g as it is (exact counts; a finalized graph has no
+ * edge records left). */
+uint64_t graph_memory_of (const struct rp_graph *g);
+
+/* E2BIG with "WHAT about N MiB, more than the memory limit of M MiB",
+ * WHAT formatted from fmt.  Returns -1. */
+int graph_memory_error (rp_error_t *error, uint64_t need, uint64_t limit,
+                        const char *fmt, ...)
+    __attribute__ ((format (printf, 4, 5)));
+
+/* Room for vertices, edge records and side entries, for a builder that
+ * knows its counts (no doubling of large arrays).  0, or -1 (ENOMEM). */
+int graph_reserve (struct rp_graph *g, size_t vertices, size_t edges,
+                   size_t side);
+
+/* Memory the builder of g holds besides the graph (a reader: its
+ * document), added to the estimate finalize checks with the exact counts
+ * against the memory limit.  Default 0. */
+void graph_set_reserved (struct rp_graph *g, uint64_t bytes);
 
 #endif

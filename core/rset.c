@@ -44,7 +44,10 @@
  * - A rank named by two R_lite entries is an error, reported for the
  *   lowest such rank at the second entry (document order) that names it.
  * - At most RP_RSET_MAX_TARGETS targets, so that a few bytes of input
- *   ("rank": "0-4294967294") cannot expand into gigabytes.
+ *   ("rank": "0-4294967294") cannot expand into gigabytes.  And
+ *   rp_rset_size_json counts what R_lite names without expanding it, so
+ *   that a caller (a graph builder) can refuse 2^20 targets of 16 cores
+ *   each before R takes 56 MB and half a second to decode.
  * - Property names: RFC 20 characters, plus white space and control
  *   characters, are illegal; at most one '@', with text on both sides;
  *   a leading '+' (instance-local) must be followed by a name.  A property
@@ -1508,6 +1511,53 @@ struct rp_rset *rp_rset_decode (const char *s, rp_error_t *error)
     json_decref (o);
     errno = saved_errno;
     return r;
+}
+
+/* --- bounds --------------------------------------------------------------- */
+
+/* jansson's tree of the worst JSON text ("[[],[],..." or "[{},{},...")
+ * takes 44 bytes a byte of text, the text itself one more, and a buffer
+ * read by doubling up to one more again (doc/formats.md). */
+#define TEXT_COST 48
+
+size_t rp_rset_text_max (uint64_t memory)
+{
+    uint64_t n = memory / TEXT_COST;
+    return n > SIZE_MAX - 1 ? SIZE_MAX - 1 : (size_t)n;
+}
+
+/* R_lite is read and checked as decode_targets reads it, and counted, but
+ * not expanded: the cost is in entries and rank ranges. */
+int rp_rset_size_json (const json_t *o, size_t *ntargets, uint64_t *ncores,
+                       uint64_t *ngpus, rp_error_t *error)
+{
+    struct rlite rl = { 0 };
+    const json_t *exec;
+    uint64_t cores = 0, gpus = 0;
+    int rc = -1;
+
+    if (!json_is_object (o))
+        rp_error_set (error, EINVAL, "must be a JSON object");
+    else if (decode_version (o, error) == 0
+             && (exec = decode_execution (o, error))
+             && decode_rlite (exec, &rl, error) == 0
+             && check_spans (&rl, error) == 0)
+        rc = 0;
+    for (size_t i = 0; rc == 0 && i < rl.nentries; i++) {
+        uint64_t n = rp_idset_count (rl.ranks[i]);
+        cores += n * rp_idset_count (rl.ch[i]->cores);
+        gpus += n * rp_idset_count (rl.ch[i]->gpus);
+    }
+    if (rc == 0 && ntargets)
+        *ntargets = rl.ntargets;
+    if (rc == 0 && ncores)
+        *ncores = cores;
+    if (rc == 0 && ngpus)
+        *ngpus = gpus;
+    if (rc < 0)
+        rp_error_prefix (error, "R");
+    rlite_free (&rl);
+    return rc;
 }
 
 /* --- encode --------------------------------------------------------------- */

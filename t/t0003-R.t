@@ -507,4 +507,19 @@ test_expect_success 'set-property: missing NAME' '
 $hint" respol R set-property <"$D/flux-core.json"
 '
 
+test_expect_success 'R on stdin: at most what the memory limit allows' '
+	{ respol R encode -r 0-3 -c 0-7 && printf "%30000s\n" ""; } >padded.json &&
+	RESPOL_MAX_MEMORY=1MB test_error 1 "respol: R: decode: stdin: more than 21845 bytes of R, the most that the memory limit of 1 MiB allows" \
+		respol R decode <padded.json &&
+	cat padded.json | RESPOL_MAX_MEMORY=1MB test_error 1 "respol: R: union: stdin: more than 21845 bytes of R, the most that the memory limit of 1 MiB allows" \
+		respol R union &&
+	RESPOL_MAX_MEMORY=2MB respol R decode --short <padded.json >out &&
+	echo "rank[0-3]/core[0-7]" >expected &&
+	test_cmp expected out
+'
+test_expect_success 'R on stdin: a bad RESPOL_MAX_MEMORY' '
+	RESPOL_MAX_MEMORY=1e9 test_error 1 "respol: R: decode: RESPOL_MAX_MEMORY: memory limit \"1e9\": a whole number of bytes, or with a unit: KB, MB, GB, TB" \
+		respol R decode </dev/null
+'
+
 test_done

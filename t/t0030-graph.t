@@ -24,7 +24,7 @@ test_expect_success 'graph --help prints the usage and the resource options' '
 	grep "^Usage: respol graph show RESOURCE-OPTION$" out &&
 	grep "^       respol graph export \[--format=json|jgf|dot\] RESOURCE-OPTION$" out &&
 	for opt in "-R, --R=FILE" --xml=FILE --hostname=NAME --graph=FILE \
-		--generate=SPEC --format=NAME; do
+		--generate=SPEC --max-memory=SIZE --format=NAME; do
 		grep -e "$opt" out || return 1
 	done
 '
@@ -261,6 +261,106 @@ test_expect_success 'show: indentation stops growing at 32 levels' '
 	tail -n 2 out >deeper &&
 	printf "%64s+33 x33\n%64s+34 x34\n" "" "" >expected &&
 	test_cmp expected deeper
+'
+
+# bounds: the memory limit (--max-memory, RESPOL_MAX_MEMORY)
+
+# A command that would build gigabytes is run with 256 MiB of address
+# space and 10 seconds of CPU, so that a regression fails instead of
+# swapping.  Not where respol cannot run so (a sanitizer's shadow memory).
+if (ulimit -v 262144 && ulimit -t 10 && respol idset count 1) >/dev/null 2>&1
+then
+	test_set_prereq ULIMIT
+fi
+bounded() {
+	(ulimit -v 262144 && ulimit -t 10 && "$@")
+}
+
+test_expect_success 'setup: R of 2^20 ranks of 16 cores, in 147 bytes' '
+	printf "%s" "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":\"0-1048575\",\"children\":{\"core\":\"0-15\"}}],\"nodelist\":[\"n[0-1048575]\"],\"starttime\":0.0,\"expiration\":0.0}}" >hostile.json &&
+	test $(wc -c <hostile.json) = 147
+'
+test_expect_success ULIMIT '-R: 17 million vertices in 147 bytes are refused at once' '
+	bounded test_error 1 "respol: graph: hostile.json: R: 17825793 vertices need about 2105 MiB, more than the memory limit of 1536 MiB" \
+		respol graph show -R hostile.json &&
+	bounded test_error 1 "respol: graph: stdin: R: 17825793 vertices need about 2105 MiB, more than the memory limit of 1536 MiB" \
+		respol graph export -R - <hostile.json
+'
+test_expect_success '--generate: a spec past the limit is refused at once' '
+	bounded test_error 1 "respol: graph: --generate: spec makes 35000001 vertices, which need about 3559 MiB, more than the memory limit of 1536 MiB" \
+		respol graph show --generate=nodes=1000000,sockets=2,cores=16 &&
+	bounded test_error 1 "respol: graph: --generate: spec makes 64000001 vertices, which need about 10759 MiB, more than the memory limit of 1536 MiB" \
+		respol graph show --generate=nodes=16000000,cores=2
+'
+test_expect_success '--max-memory and RESPOL_MAX_MEMORY set the limit; the option wins' '
+	test_error 1 "respol: graph: --generate: spec makes 30001 vertices, which need about 6 MiB, more than the memory limit of 4 MiB" \
+		respol graph show --generate=nodes=10000 --max-memory=4MB &&
+	RESPOL_MAX_MEMORY=4194304 test_error 1 "respol: graph: --generate: spec makes 30001 vertices, which need about 6 MiB, more than the memory limit of 4 MiB" \
+		respol graph show --generate=nodes=10000 &&
+	RESPOL_MAX_MEMORY=4MB respol graph show --generate=nodes=10000 \
+		--max-memory=8MB >out &&
+	test $(wc -l <out) = 30001
+'
+test_expect_success 'a bad --max-memory is a usage error, a bad RESPOL_MAX_MEMORY bad input' '
+	test_error 2 "respol: graph: --max-memory: memory limit \"4X\": a whole number of bytes, or with a unit: KB, MB, GB, TB
+Try '\''respol graph --help'\'' for more information." \
+		respol graph show --generate=nodes=1 --max-memory=4X &&
+	test_error 2 "respol: graph: --max-memory: memory limit \"1000\": less than 1MB
+Try '\''respol graph --help'\'' for more information." \
+		respol graph show --generate=nodes=1 --max-memory=1000 &&
+	RESPOL_MAX_MEMORY=lots test_error 1 "respol: graph: RESPOL_MAX_MEMORY: memory limit \"lots\": a whole number of bytes, or with a unit: KB, MB, GB, TB" \
+		respol graph show --generate=nodes=1
+'
+test_expect_success '-R: more R text than the limit reads is refused before reading' '
+	{ cat R.json && printf "%30000s\n" ""; } >padded.json &&
+	test_error 1 "respol: graph: padded.json: more than 21845 bytes of R, the most that the memory limit of 1 MiB allows" \
+		respol graph show -R padded.json --max-memory=1MB &&
+	test_error 1 "respol: graph: stdin: more than 21845 bytes of R, the most that the memory limit of 1 MiB allows" \
+		respol graph show -R - --max-memory=1MB <padded.json &&
+	cat padded.json | test_error 1 "respol: graph: stdin: more than 21845 bytes of R, the most that the memory limit of 1 MiB allows" \
+		respol graph show -R - --max-memory=1MB &&
+	respol graph show -R padded.json >out &&
+	respol graph show -R R.json >expected &&
+	test_cmp expected out
+'
+test_expect_success '--graph: a JGF file larger than 16 MiB loads' '
+	spec=nodes=1700,sockets=2,cores=16,gpus=2 &&
+	respol graph export --format=jgf --generate=$spec >big.jgf &&
+	test $(wc -c <big.jgf) -gt 16777216 &&
+	respol graph show --generate=$spec >expected &&
+	respol graph show --graph=big.jgf >out &&
+	test_cmp expected out
+'
+test_expect_success '--graph: past the limit, before reading or parsing it' '
+	test_error 1 "respol: graph: big.jgf: document needs about 676 MiB to read, more than the memory limit of 512 MiB" \
+		respol graph show --graph=big.jgf --max-memory=512MB &&
+	test_error 1 "respol: graph: big.jgf: document is larger than 4194304 bytes, the most that the memory limit of 16 MiB allows" \
+		respol graph show --graph=big.jgf --max-memory=16MB &&
+	test_error 1 "respol: graph: stdin: document is larger than 4194304 bytes, the most that the memory limit of 16 MiB allows" \
+		respol graph show --graph=- --max-memory=16MB <big.jgf &&
+	cat big.jgf | test_error 1 "respol: graph: stdin: document is larger than 4194304 bytes, the most that the memory limit of 16 MiB allows" \
+		respol graph show --graph=- --max-memory=16MB
+'
+test_expect_success ULIMIT '--graph: a file of 64 GiB is refused without reading it' '
+	truncate -s 64G huge.json &&
+	bounded test_error 1 "respol: graph: huge.json: document is larger than 402653184 bytes, the most that the memory limit of 1536 MiB allows" \
+		respol graph show --graph=huge.json &&
+	rm -f huge.json
+'
+test_expect_success ULIMIT '--graph: 600 KB of vertices of distinct types are refused at once' '
+	awk "BEGIN { printf \"{\\\"respol-graph\\\":1,\\\"vertices\\\":[\";
+		for (i = 0; i < 20000; i++) printf \"%s{\\\"type\\\":\\\"t%d\\\"}\", i ? \",\" : \"\", i;
+		printf \"],\\\"edges\\\":[\";
+		for (i = 0; i < 19999; i++) printf \"%s[%d,%d]\", i ? \",\" : \"\", i, i + 1;
+		print \"]}\" }" >types.json &&
+	bounded test_error 1 "respol: graph: types.json:1:1: 20000 vertices of 20000 types need about 9599 MiB, more than the memory limit of 1536 MiB" \
+		respol graph show --graph=types.json
+'
+test_expect_success 'export: a document past the limit is refused before it is written' '
+	test_error 1 "respol: graph: export: writing 3001 vertices as JGF needs about 14 MiB, more than the memory limit of 4 MiB" \
+		respol graph export --format=jgf --generate=nodes=1000 --max-memory=4MB &&
+	respol graph export --format=dot --generate=nodes=1000 --max-memory=4MB >out &&
+	test $(grep -c " -> " out) = 3000
 '
 
 # export

@@ -28,7 +28,7 @@ test_expect_success 'match --help prints the usage and every option' '
 	grep "^Usage: respol match allocate|satisfiability \[OPTIONS\] RESOURCE-OPTION JOBSPEC$" out &&
 	for opt in --config=FILE --policy=NAME --profile=NAME --now=SECONDS \
 		--jobid=N "-R, --R=FILE" --xml=FILE --graph=FILE \
-		--generate=SPEC; do
+		--generate=SPEC --max-memory=SIZE; do
 		grep -e "$opt" out || return 1
 	done
 '
@@ -271,6 +271,30 @@ test_expect_success 'a missing resource file' '
 		respol match allocate -R nosuch.json nodes.yaml &&
 	test_error 1 "respol: match: nosuch.json: No such file or directory" \
 		respol match allocate --graph=nosuch.json nodes.yaml
+'
+
+# With 256 MiB of address space and 10 seconds of CPU, so that a
+# regression fails instead of swapping (not under a sanitizer).
+if (ulimit -v 262144 && ulimit -t 10 && respol idset count 1) >/dev/null 2>&1
+then
+	test_set_prereq ULIMIT
+fi
+test_expect_success ULIMIT 'R of 17 million vertices in 147 bytes is refused at once' '
+	printf "%s" "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":\"0-1048575\",\"children\":{\"core\":\"0-15\"}}],\"nodelist\":[\"n[0-1048575]\"],\"starttime\":0.0,\"expiration\":0.0}}" >hostile.json &&
+	(ulimit -v 262144 && ulimit -t 10 &&
+		test_error 1 "respol: match: hostile.json: R: 17825793 vertices need about 2105 MiB, more than the memory limit of 1536 MiB" \
+			respol match satisfiability -R hostile.json nodes.yaml)
+'
+test_expect_success 'the memory limit: --max-memory, then RESPOL_MAX_MEMORY' '
+	slot_jobspec core.yaml "{type: core, count: 1}" &&
+	test_error 1 "respol: match: --generate: spec makes 30001 vertices, which need about 6 MiB, more than the memory limit of 4 MiB" \
+		respol match allocate --max-memory=4MB --generate=nodes=10000 core.yaml &&
+	RESPOL_MAX_MEMORY=4MB test_error 1 "respol: match: --generate: spec makes 30001 vertices, which need about 6 MiB, more than the memory limit of 4 MiB" \
+		respol match allocate --generate=nodes=10000 core.yaml &&
+	RESPOL_MAX_MEMORY=4MB respol match satisfiability --max-memory=8MB \
+		--generate=nodes=10000 core.yaml >out &&
+	echo satisfiable >expected &&
+	test_cmp expected out
 '
 
 test_done

@@ -10,6 +10,9 @@
  * (RP_DOC_MAX_BYTES), nesting depth (RP_DOC_MAX_DEPTH), number of nodes
  * (RP_DOC_MAX_NODES), and YAML aliases are refused outright (they are the
  * way to a "billion laughs" document and jobspec has no use for them).
+ * Documents whose size follows what they describe (resource graphs) are
+ * read by rp_doc_load_file_within instead, bounded by the memory their
+ * tree takes rather than by size and nodes.
  * Multi-document YAML streams are refused: one document per input.
  * Mapping keys must be strings and unique.
  *
@@ -23,6 +26,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -99,6 +103,26 @@ bool rp_doc_key_name_position (const struct rp_doc *doc,
  * where YAML would read them as another type), ending in a newline, such
  * that rp_doc_load of the result gives a json_equal tree.  Caller frees. */
 char *rp_doc_dump_yaml (const json_t *o);
+
+/* --- documents bounded by memory --------------------------------------
+ *
+ * For documents whose size follows what they describe (resource graphs)
+ * rather than RP_DOC_MAX_BYTES and RP_DOC_MAX_NODES: the load is bounded
+ * by the memory its tree takes, estimated as about 350 bytes a mapping or
+ * sequence, 250 a scalar (keys included) and 4 a byte of input (both trees
+ * of JSON and the positions; doc/formats.md has the measures).  The depth
+ * stays RP_DOC_MAX_DEPTH.  Past memory, the load fails with EFBIG before
+ * it takes the memory:
+ *   g.jgf: document is larger than 268435456 bytes, the most that the
+ *   memory limit of 1024 MiB allows           (a file: before reading it)
+ *   g.jgf: document needs about 1500 MiB to read, more than the memory
+ *   limit of 1024 MiB                         (JSON: before parsing it)
+ *   g.yaml:12:5: document needs more than the memory limit of 1024 MiB
+ * memory must be > 0 (EINVAL). */
+struct rp_doc *rp_doc_load_file_within (const char *path, int format,
+                                        uint64_t memory, rp_error_t *error);
+/* The estimate for a loaded document, as above; 0 for rp_doc_from_json. */
+uint64_t rp_doc_memory (const struct rp_doc *doc);
 
 #ifdef __cplusplus
 }

@@ -343,6 +343,52 @@ rp_vertex_t rp_accum_vertex (const struct rp_accum *a, size_t i);
 int64_t rp_accum_score (const struct rp_accum *a, size_t i);
 void rp_accum_clear (struct rp_accum *a);
 
+/* --- bounds ------------------------------------------------------------ */
+
+/* Every builder estimates the memory the graph will take from what it is
+ * asked for (R's targets and children, a generator spec, a graph file's
+ * size, vertices and edges), before it allocates in proportion to it, and
+ * refuses with E2BIG when that is more than the memory limit, e.g.
+ *   graph: R: 17825793 vertices need about 2064 MiB, more than the memory
+ *   limit of 1024 MiB
+ * The estimate counts the graph as it is used (a pristine allocation state
+ * and a matcher included) and what the builder reads: the document of a
+ * graph file, the R of rp_graph_from_rset_json.  Finalize checks it again
+ * with the exact counts, so a graph built vertex by vertex is bounded too.
+ * doc/formats.md has the costs and the measures behind them.
+ *
+ * The limit is process wide: set it before building. */
+#define RP_GRAPH_MEMORY_DEFAULT ((uint64_t)3 << 29) /* 1.5 GiB */
+#define RP_GRAPH_MEMORY_MIN ((uint64_t)1 << 20)     /* 1 MiB */
+
+/* Set the memory limit (bytes >= RP_GRAPH_MEMORY_MIN, else EINVAL).
+ * Returns 0 or -1. */
+int rp_graph_set_memory_limit (uint64_t bytes);
+uint64_t rp_graph_memory_limit (void);
+/* Parse a memory size: a whole number of bytes, alone or followed by a
+ * unit of respol's pools (B, KB, MB, GB, TB, PB, KiB ... PiB: powers of
+ * 1024), at least RP_GRAPH_MEMORY_MIN.  Returns 0, or -1 with the reason,
+ * e.g. memory limit "2X": a whole number of bytes, or with a unit: KB,
+ * MB, GB, TB. */
+int rp_graph_memory_parse (const char *text, uint64_t *bytes,
+                           rp_error_t *error);
+
+/* Writing a graph (rp_graph_to_json, rp_graph_encode) builds the whole
+ * document in memory: about 900 bytes a vertex and its edge as respol
+ * JSON, 4.5 KB as JGF, 80 as DOT, besides the graph; past the memory limit
+ * they fail with E2BIG.  rp_graph_encode_check says so, and why: 0, or -1
+ * with e.g. "writing 10500001 vertices as JGF needs about 45111 MiB, more
+ * than the memory limit of 1536 MiB". */
+int rp_graph_encode_check (const struct rp_graph *g, enum rp_graph_format fmt,
+                           rp_error_t *error);
+
+/* rp_graph_from_rset of R text (as rp_rset_decode reads it), with the
+ * estimate made from R_lite (rp_rset_size_json) before R is expanded: a
+ * few bytes of R that name millions of vertices are refused in the time
+ * it takes to read them.  Errors of R read "R: ...", those of the graph
+ * "graph: R: ...". */
+struct rp_graph *rp_graph_decode_rset (const char *s, rp_error_t *error);
+
 #ifdef __cplusplus
 }
 #endif

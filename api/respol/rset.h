@@ -38,6 +38,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include <jansson.h>
@@ -197,6 +198,25 @@ int rp_rset_verify (const struct rp_rset *expected,
  * gethostname().  Caller must destroy. */
 struct rp_rset *rp_rset_from_hwloc (unsigned int rank, const char *hostname,
                                     const char *xmlfile, rp_error_t *error);
+
+/* --- bounds ------------------------------------------------------------- */
+
+/* The longest R text whose reading fits in memory bytes: jansson's tree
+ * of a JSON text takes up to 44 bytes a byte of text, so a reader that
+ * must stay within a memory limit reads at most memory / 48 bytes of R
+ * (doc/formats.md).  For 1.5 GiB, 32 MiB: R of 100,000 targets with
+ * distinct children and properties is about 10 MB. */
+size_t rp_rset_text_max (uint64_t memory);
+
+/* What the R in o names, from its R_lite alone, without expanding it:
+ * the number of execution targets, and of cores and GPUs over all of
+ * them.  R_lite is checked as rp_rset_from_json checks it (the same
+ * messages); the rest of R is not.  Costs what reading R_lite costs (its
+ * entries and rank ranges), not what the counts are, so that a caller can
+ * refuse an R too large for it before decoding it.  0, or -1 with the
+ * error.  Any output pointer may be NULL. */
+int rp_rset_size_json (const json_t *o, size_t *ntargets, uint64_t *ncores,
+                       uint64_t *ngpus, rp_error_t *error);
 
 #ifdef __cplusplus
 }

@@ -83,8 +83,25 @@ struct rp_config *cmd_load_config (const char *sub, const char *path,
 #define CMD_INPUT_MAX ((size_t)1 << 30)
 char *cmd_read_all (const char *sub, FILE *stream, size_t *lenp);
 
-/* Read a stream of concatenated JSON values (white space between them is
- * optional).  Returns a JSON array of them (caller must json_decref); dies
+/* The memory limit of R and resource graphs (rp_graph_set_memory_limit):
+ * option (the value of --max-memory) when not NULL, else
+ * $RESPOL_MAX_MEMORY when set, else the library's default.  Sets it in
+ * the library and returns it.  A bad option is a usage error (exit 2), a
+ * bad $RESPOL_MAX_MEMORY bad input (exit 1):
+ *   respol: SUB: --max-memory: memory limit "2X": ... */
+uint64_t cmd_memory_limit (const char *sub, const char *option);
+
+/* Read R text from stream (name, e.g. "stdin", in messages): at most
+ * rp_rset_text_max (the memory limit) bytes; dies with "NAME: more than N
+ * bytes of R, the most that the memory limit of M MiB allows" past that,
+ * before reading it when stream is a regular file that large.  Caller
+ * frees. */
+char *cmd_read_rset (const char *sub, FILE *stream, const char *name,
+                     size_t *lenp);
+
+/* Read a stream of concatenated R objects (JSON values; white space
+ * between them is optional), as cmd_read_rset bounds it ($RESPOL_MAX_MEMORY
+ * applies).  Returns a JSON array of them (caller must json_decref); dies
  * with "respol: SUB: stdin: line:col: message" on a syntax error. */
 json_t *cmd_read_json_stream (const char *sub, FILE *stream);
 
@@ -108,6 +125,7 @@ enum {
     CMD_OPT_HOSTNAME,
     CMD_OPT_GRAPH,
     CMD_OPT_GENERATE,
+    CMD_OPT_MAX_MEMORY,
 };
 
 #define CMD_RESOURCE_SHORTOPTS "R:"
@@ -116,15 +134,17 @@ enum {
         { "xml", required_argument, NULL, CMD_OPT_XML },                       \
         { "hostname", required_argument, NULL, CMD_OPT_HOSTNAME },             \
         { "graph", required_argument, NULL, CMD_OPT_GRAPH },                   \
+        { "generate", required_argument, NULL, CMD_OPT_GENERATE },             \
     {                                                                          \
-        "generate", required_argument, NULL, CMD_OPT_GENERATE                  \
+        "max-memory", required_argument, NULL, CMD_OPT_MAX_MEMORY              \
     }
 
 struct cmd_resources {
-    int kind;             /* CMD_OPT_R, _XML, _GRAPH, _GENERATE; 0: none */
-    const char *arg;      /* its argument (borrowed from argv) */
-    const char *hostname; /* --hostname, or NULL */
-    int twice;            /* a second resource option, or 0 */
+    int kind;               /* CMD_OPT_R, _XML, _GRAPH, _GENERATE; 0: none */
+    const char *arg;        /* its argument (borrowed from argv) */
+    const char *hostname;   /* --hostname, or NULL */
+    const char *max_memory; /* --max-memory, or NULL */
+    int twice;              /* a second resource option, or 0 */
 };
 
 /* The options of a subcommand that takes the resource options: optstring
@@ -147,8 +167,10 @@ int cmd_resources_getopt (const struct cmd_getopt *g, struct cmd_resources *r,
                           int argc, char **argv);
 
 /* Check r (usage errors, exit 2: none given, two given, --hostname
- * without --xml) and build the finalized graph; on bad input print
- * "respol: SUB: message" and exit 1.  Caller must rp_graph_destroy. */
+ * without --xml, a bad --max-memory or $RESPOL_MAX_MEMORY), set the
+ * memory limit (cmd_memory_limit) and build the finalized graph; on bad
+ * input print "respol: SUB: message" and exit 1.  Caller must
+ * rp_graph_destroy. */
 struct rp_graph *cmd_resources_load (const char *sub,
                                      const struct cmd_resources *r);
 

@@ -5,7 +5,9 @@
  *   respol graph show RESOURCE-OPTION
  *   respol graph export [--format=json|jgf|dot] RESOURCE-OPTION
  *
- * export prints rp_graph_encode (default json).  show prints the
+ * export prints rp_graph_encode (default json), after
+ * rp_graph_encode_check has said why not when the document would pass the
+ * memory limit.  show prints the
  * containment tree, one line per vertex, indented two spaces per level:
  *   NAME [rank=N] [size=S[UNIT]] [state=down] [properties=a,b=v] [tags=...]
  * rank only on an execution target (the vertex that carries it), size
@@ -217,10 +219,13 @@ static void show (const struct rp_graph *g)
 
 static void export(const struct rp_graph *g, enum rp_graph_format fmt)
 {
-    char *s = rp_graph_encode (g, fmt);
+    rp_error_t error;
+    char *s;
     size_t len;
 
-    if (!s)
+    if (rp_graph_encode_check (g, fmt, &error) < 0)
+        cmd_die (SUB, "export: %s", error.text);
+    if (!(s = rp_graph_encode (g, fmt)))
         cmd_die (SUB, "export: %s", strerror (errno));
     len = strlen (s);
     fputs (s, stdout);

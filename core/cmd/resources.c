@@ -8,10 +8,12 @@
  *   --graph=FILE         respol graph JSON or JGF (JSON or YAML); "-" is
  *                        stdin
  *   --generate=SPEC      a generated cluster (rp_graph_generate)
+ *   --max-memory=SIZE    the memory limit (cmd_memory_limit): builders
+ *                        refuse a graph whose estimate passes it
  *
- * Exactly one is required.  Giving none, two (the same one twice
- * included: the second would silently win otherwise), or --hostname
- * without --xml is a usage error (exit 2).  A builder's error is bad
+ * Exactly one of the first four is required.  Giving none, two (the
+ * same one twice included: the second would silently win otherwise), or
+ * --hostname without --xml is a usage error (exit 2).  A builder's error is bad
  * input (exit 1) and is printed with what was read: "FILE: message" for
  * -R (the file name is not in the R decoder's message), the library's
  * own message for --xml and --graph (which name the file), and
@@ -38,7 +40,10 @@ const char cmd_resources_help[] =
     "      --generate=SPEC a generated cluster, e.g. "
     "nodes=4,sockets=2,cores=8,gpus=2\n"
     "                      (keys: nodes, racks, sockets, cores, gpus, "
-    "memory, prefix)\n";
+    "memory, prefix)\n"
+    "      --max-memory=SIZE refuse resources whose graph needs more, "
+    "e.g. 4GB\n"
+    "                      (default: $RESPOL_MAX_MEMORY, else 1536MB)\n";
 
 static const char *option_name (int kind)
 {
@@ -61,6 +66,9 @@ static bool resources_option (struct cmd_resources *r, int c, const char *arg)
     switch (c) {
     case CMD_OPT_HOSTNAME:
         r->hostname = arg;
+        return true;
+    case CMD_OPT_MAX_MEMORY:
+        r->max_memory = arg;
         return true;
     case CMD_OPT_R:
     case CMD_OPT_XML:
@@ -129,37 +137,25 @@ static const char *lib_text (const rp_error_t *error)
     return error->text;
 }
 
-static struct rp_rset *load_rset (const char *sub, const char *path)
+/* R is sized from R_lite before it is decoded (rp_graph_decode_rset): a
+ * few bytes that name millions of vertices are refused at once. */
+static struct rp_graph *from_rset (const char *sub, const char *path)
 {
     FILE *f = strcmp (path, "-") ? fopen (path, "r") : stdin;
     const char *name = f == stdin ? "stdin" : path;
-    struct rp_rset *R;
+    struct rp_graph *g;
     rp_error_t error;
     char *buf;
 
     if (!f)
         cmd_die (sub, "%s: %s", path, strerror (errno));
-    buf = cmd_read_all (sub, f, NULL);
+    buf = cmd_read_rset (sub, f, name, NULL);
     if (f != stdin)
         fclose (f);
-    R = rp_rset_decode (buf, &error);
+    g = rp_graph_decode_rset (buf, &error);
     free (buf);
-    if (!R)
-        cmd_die (sub, "%s: %s", name, error.text);
-    return R;
-}
-
-static struct rp_graph *from_rset (const char *sub, const char *path)
-{
-    struct rp_rset *R = load_rset (sub, path);
-    struct rp_graph *g;
-    rp_error_t error;
-
-    g = rp_graph_from_rset (R, &error);
-    rp_rset_destroy (R);
     if (!g)
-        cmd_die (sub, "%s: %s", strcmp (path, "-") ? path : "stdin",
-                 lib_text (&error));
+        cmd_die (sub, "%s: %s", name, lib_text (&error));
     return g;
 }
 
@@ -170,6 +166,7 @@ struct rp_graph *cmd_resources_load (const char *sub,
     rp_error_t error;
 
     check_usage (sub, r);
+    cmd_memory_limit (sub, r->max_memory);
     switch (r->kind) {
     case CMD_OPT_R:
         return from_rset (sub, r->arg);

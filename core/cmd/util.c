@@ -14,6 +14,10 @@
  * getopt had cause to reject (an "=value" it does not take, or a missing
  * argument with nothing left on the command line).
  *
+ * Input is read whole, up to a bound: CMD_INPUT_MAX, or for R the text
+ * that the memory limit allows (rp_rset_text_max), checked on a regular
+ * file's size before reading it.
+ *
  * A known long option is named in full ("--ex=1" reports '--exclusive',
  * as getopt does); an unknown or ambiguous one as typed, up to '='; a
  * short one that is not printable as '-\xNN'.  A name too long for buf
@@ -23,10 +27,15 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include <respol/graph.h>
+#include <respol/rset.h>
 
 #include "cmd.h"
 #include "core/suggest.h"
@@ -195,23 +204,30 @@ const char *cmd_option_error (char *buf, size_t size, int c, char **argv,
                            strlen (o->name), " requires an argument");
 }
 
-char *cmd_read_all (const char *sub, FILE *stream, size_t *lenp)
+/* Read stream into a NUL terminated buffer until its end or until more
+ * than max bytes were read (*over set, the rest left unread); the buffer
+ * grows by doubling up to max + 2 bytes. */
+static char *read_upto (const char *sub, FILE *stream, size_t max, size_t *lenp,
+                        bool *over)
 {
     size_t size = 8192;
     size_t len = 0;
     char *buf = malloc (size);
 
+    *over = false;
     if (!buf)
         cmd_die (sub, "out of memory");
     for (;;) {
         size_t n = fread (buf + len, 1, size - len - 1, stream);
         len += n;
+        if (len > max) {
+            *over = true;
+            break;
+        }
         if (n == 0)
             break;
         if (len + 1 == size) {
-            if (size >= CMD_INPUT_MAX)
-                cmd_die (sub, "input is larger than %zu bytes", CMD_INPUT_MAX);
-            size *= 2;
+            size = size - 2 < max / 2 ? size * 2 : max + 2;
             char *nbuf = realloc (buf, size);
             if (!nbuf)
                 cmd_die (sub, "out of memory");
@@ -221,6 +237,66 @@ char *cmd_read_all (const char *sub, FILE *stream, size_t *lenp)
     if (ferror (stream))
         cmd_die (sub, "read error: %s", strerror (errno));
     buf[len] = '\0';
+    *lenp = len;
+    return buf;
+}
+
+char *cmd_read_all (const char *sub, FILE *stream, size_t *lenp)
+{
+    size_t len;
+    bool over;
+    char *buf = read_upto (sub, stream, CMD_INPUT_MAX, &len, &over);
+
+    if (over)
+        cmd_die (sub, "input is larger than %zu bytes", CMD_INPUT_MAX);
+    if (lenp)
+        *lenp = len;
+    return buf;
+}
+
+uint64_t cmd_memory_limit (const char *sub, const char *option)
+{
+    const char *text = option ? option : getenv ("RESPOL_MAX_MEMORY");
+    uint64_t bytes;
+    rp_error_t error;
+
+    if (!text)
+        return rp_graph_memory_limit ();
+    if (rp_graph_memory_parse (text, &bytes, &error) < 0) {
+        if (option)
+            cmd_usage_error (sub, "--max-memory: %s", error.text);
+        cmd_die (sub, "RESPOL_MAX_MEMORY: %s", error.text);
+    }
+    rp_graph_set_memory_limit (bytes);
+    return bytes;
+}
+
+static void rset_too_large (const char *sub, const char *name, size_t max,
+                            uint64_t limit)
+{
+    cmd_die (sub,
+             "%s: more than %zu bytes of R, the most that the memory limit"
+             " of %" PRIu64 " MiB allows",
+             name, max, limit >> 20);
+}
+
+char *cmd_read_rset (const char *sub, FILE *stream, const char *name,
+                     size_t *lenp)
+{
+    uint64_t limit = rp_graph_memory_limit ();
+    size_t max = rp_rset_text_max (limit), len;
+    struct stat st;
+    bool over;
+    char *buf;
+
+    if (fstat (fileno (stream), &st) == 0 && S_ISREG (st.st_mode)
+        && (uintmax_t)st.st_size > max)
+        rset_too_large (sub, name, max, limit);
+    buf = read_upto (sub, stream, max, &len, &over);
+    if (over) {
+        free (buf);
+        rset_too_large (sub, name, max, limit);
+    }
     if (lenp)
         *lenp = len;
     return buf;
@@ -229,7 +305,10 @@ char *cmd_read_all (const char *sub, FILE *stream, size_t *lenp)
 json_t *cmd_read_json_stream (const char *sub, FILE *stream)
 {
     size_t len;
-    char *buf = cmd_read_all (sub, stream, &len);
+    char *buf;
+
+    cmd_memory_limit (sub, NULL);
+    buf = cmd_read_rset (sub, stream, "stdin", &len);
     json_t *array = json_array ();
     size_t off = 0;
 

@@ -818,6 +818,118 @@ static void test_files (void)
     rmdir (tmpdir);
 }
 
+/* Documents bounded by memory (rp_doc_load_file_within) */
+
+static void write_bytes (const char *path, const char *s, size_t len)
+{
+    FILE *f = fopen (path, "w");
+
+    if (!f || fwrite (s, 1, len, f) != len || fclose (f) != 0)
+        BAIL_OUT ("cannot write %s", path);
+}
+
+static const char *load_within (const char *path, uint64_t memory)
+{
+    static char buf[512];
+    rp_error_t error;
+    struct rp_doc *d =
+        rp_doc_load_file_within (path, RP_DOC_AUTO, memory, &error);
+
+    snprintf (buf, sizeof (buf), "%s", d ? "loaded" : error.text);
+    rp_doc_destroy (d);
+    return buf;
+}
+
+static void test_within (void)
+{
+    char dir[64], path[128], want[256];
+    size_t len = RP_DOC_MAX_BYTES + (1 << 20), n = 0;
+    char *s = malloc (len);
+    rp_error_t error;
+    struct rp_doc *d;
+    FILE *f;
+
+    snprintf (dir, sizeof (dir), "/tmp/test_document.XXXXXX");
+    if (!s || !mkdtemp (dir))
+        BAIL_OUT ("cannot make a scratch directory");
+    snprintf (path, sizeof (path), "%s/big.json", dir);
+
+    /* 17 MiB of JSON: a list of long strings */
+    s[n++] = '[';
+    while (n + 1002 < len) {
+        s[n++] = '"';
+        memset (s + n, 'x', 998);
+        n += 998;
+        s[n++] = '"';
+        s[n++] = ',';
+    }
+    s[n++] = '1';
+    s[n++] = ']';
+    write_bytes (path, s, n);
+    snprintf (want, sizeof (want), "%s: document is larger than 16777216 bytes",
+              path);
+    is (load_file_as (path, RP_DOC_AUTO), want,
+        "17 MiB: over RP_DOC_MAX_BYTES for rp_doc_load_file");
+    d = rp_doc_load_file_within (path, RP_DOC_AUTO, 256 << 20, &error);
+    ok (d && json_array_size (rp_doc_root (d)) == n / 1001 + 1,
+        "... but within 256 MiB of memory it loads");
+    ok (rp_doc_memory (d) == 4 * (uint64_t)n + 350 + 250 * (n / 1001 + 1),
+        "... and its estimate is 4 a byte, 350 a list, 250 a string");
+    rp_doc_destroy (d);
+    snprintf (want, sizeof (want),
+              "%s: document needs about 73 MiB to read, more than the memory "
+              "limit of 72 MiB",
+              path);
+    is (load_within (path, 72 << 20), want,
+        "a JSON document past the memory is refused before parsing");
+    snprintf (want, sizeof (want),
+              "%s: document is larger than 4194304 bytes, the most that the "
+              "memory limit of 16 MiB allows",
+              path);
+    is (load_within (path, 16 << 20), want,
+        "a file of more bytes than the memory allows is refused before "
+        "reading");
+    if (!(f = fopen (path, "w")) || ftruncate (fileno (f), 1 << 30) < 0
+        || fclose (f) != 0)
+        BAIL_OUT ("cannot make a sparse file");
+    errno = 0;
+    d = rp_doc_load_file_within (path, RP_DOC_AUTO, 16 << 20, &error);
+    ok (!d && errno == EFBIG, "... even of a gigabyte (EFBIG)");
+
+    /* YAML is counted as it is read */
+    snprintf (path, sizeof (path), "%s/list.yaml", dir);
+    n = 0;
+    for (int i = 0; i < 5000; i++, n += 5)
+        memcpy (s + n, "- []\n", 5);
+    write_bytes (path, s, n);
+    /* 25000 bytes (100000) and the root list leave room for 2709 more */
+    snprintf (want, sizeof (want),
+              "%s:2710:3: document needs more than the memory limit of 1 MiB",
+              path);
+    is (load_within (path, 1 << 20), want,
+        "a YAML document is refused at the node past the memory");
+    is (load_within (path, 2 << 20), "loaded", "... and loads within 2 MiB");
+    write_bytes (path, "a: [1, 2]\n", 10);
+    d = rp_doc_load_file_within (path, RP_DOC_AUTO, 1 << 20, &error);
+    ok (rp_doc_memory (d) == 10 * 4 + 2 * 350 + 3 * 250,
+        "estimate of a small YAML document");
+    rp_doc_destroy (d);
+    d = rp_doc_load_file (path, RP_DOC_AUTO, &error);
+    ok (rp_doc_memory (d) == 10 * 4 + 2 * 350 + 3 * 250,
+        "... also for rp_doc_load_file");
+    ok (rp_doc_memory (NULL) == 0, "rp_doc_memory (NULL) is 0");
+    rp_doc_destroy (d);
+    errno = 0;
+    ok (!rp_doc_load_file_within (path, RP_DOC_AUTO, 0, &error)
+            && errno == EINVAL,
+        "within 0 bytes fails with EINVAL");
+    unlink (path);
+    snprintf (path, sizeof (path), "%s/big.json", dir);
+    unlink (path);
+    rmdir (dir);
+    free (s);
+}
+
 static void test_args (void)
 {
     rp_error_t error;
@@ -1268,6 +1380,7 @@ int main (void)
     test_size ();
     test_billion_laughs ();
     test_files ();
+    test_within ();
     test_args ();
     test_dump_golden ();
     test_dump_limits ();

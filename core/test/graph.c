@@ -17,8 +17,10 @@ static size_t fit_probes; /* entries gstate_child_fit examined */
 #define FIT_PROBE() (fit_probes++)
 #include "core/graph.c"
 
+#include <malloc.h>
 #include <stdarg.h>
 
+#include "respol/match.h"
 #include "t/tap/tap.h"
 
 static rp_vertex_t add (struct rp_graph *g, const char *type, int64_t id)
@@ -1702,6 +1704,199 @@ static void test_accum (void)
     rp_accum_destroy (NULL);
 }
 
+/* --- bounds ---------------------------------------------------------- */
+
+static const struct {
+    const char *text;
+    uint64_t bytes;
+    const char *error;
+} sizes[] = {
+    { "1048576", 1048576, NULL },
+    { "1536MB", 1610612736, NULL },
+    { "2GB", 2147483648, NULL },
+    { "2GiB", 2147483648, NULL },
+    { "1TB", 1099511627776, NULL },
+    { "1MB", 1048576, NULL },
+    { "1048575", 0, "memory limit \"1048575\": less than 1MB" },
+    { "1023KB", 0, "memory limit \"1023KB\": less than 1MB" },
+    { "", 0,
+      "memory limit \"\": a whole number of bytes, or with a unit: KB, MB, "
+      "GB, TB" },
+    { "GB", 0,
+      "memory limit \"GB\": a whole number of bytes, or with a unit: KB, MB, "
+      "GB, TB" },
+    { "2X", 0,
+      "memory limit \"2X\": a whole number of bytes, or with a unit: KB, MB, "
+      "GB, TB" },
+    { "2 GB", 0,
+      "memory limit \"2 GB\": a whole number of bytes, or with a unit: KB, "
+      "MB, GB, TB" },
+    { "2gb", 0,
+      "memory limit \"2gb\": a whole number of bytes, or with a unit: KB, "
+      "MB, GB, TB" },
+    { "-2GB", 0,
+      "memory limit \"-2GB\": a whole number of bytes, or with a unit: KB, "
+      "MB, GB, TB" },
+    { "99999999999999999999", 0,
+      "memory limit \"99999999999999999999\": too large" },
+    { "20000PB", 0, "memory limit \"20000PB\": too large" },
+};
+
+static void test_memory_limit (void)
+{
+    rp_error_t e;
+
+    ok (rp_graph_memory_limit () == RP_GRAPH_MEMORY_DEFAULT,
+        "the memory limit is 1.5 GiB by default");
+    errno = 0;
+    ok (rp_graph_set_memory_limit (RP_GRAPH_MEMORY_MIN - 1) < 0
+            && errno == EINVAL
+            && rp_graph_memory_limit () == RP_GRAPH_MEMORY_DEFAULT,
+        "a limit below 1 MiB fails with EINVAL and changes nothing");
+    ok (rp_graph_set_memory_limit (RP_GRAPH_MEMORY_MIN) == 0
+            && rp_graph_memory_limit () == RP_GRAPH_MEMORY_MIN,
+        "1 MiB is a limit");
+    rp_graph_set_memory_limit (RP_GRAPH_MEMORY_DEFAULT);
+    for (size_t i = 0; i < sizeof (sizes) / sizeof (sizes[0]); i++) {
+        uint64_t bytes = 0;
+        int rc = rp_graph_memory_parse (sizes[i].text, &bytes, &e);
+        if (sizes[i].error)
+            is (rc < 0 ? e.text : "parsed", sizes[i].error, "size \"%s\": %s",
+                sizes[i].text, sizes[i].error);
+        else
+            ok (rc == 0 && bytes == sizes[i].bytes, "size \"%s\" is %" PRIu64,
+                sizes[i].text, sizes[i].bytes);
+    }
+    ok (rp_graph_memory_parse (NULL, NULL, &e) < 0 && errno == EINVAL,
+        "parse (NULL) fails with EINVAL");
+}
+
+/* graph_memory follows the code: each count costs what is allocated for
+ * it, at the larger of the two peaks. */
+static void test_memory_model (void)
+{
+    struct graph_size one = { .vertices = 1000, .edges = 999 }, z;
+    uint64_t base = graph_memory (&one);
+
+    z = one;
+    z.vertices++;
+    ok (graph_memory (&z) - base == COST_VERTEX + 2 * COST_STATE + COST_MATCHER,
+        "a vertex costs its struct, tree arrays, two states and a matcher");
+    z = one;
+    z.edges = 1999;
+    ok (graph_memory (&z) == base,
+        "edge records cost nothing while the second state costs more");
+    z.edges = 100000;
+    ok (graph_memory (&z)
+            == 1000 * (COST_VERTEX + COST_FINALIZING + COST_STATE)
+                   + 100000 * COST_EDGE_RECORD,
+        "... but many of them make finalize the peak");
+    z = one;
+    z.interior = 1000;
+    z.types = 1000;
+    ok (graph_memory (&z) >= 3 * 8 * 1000000,
+        "interior vertices x types cost three aggregates each");
+    z.vertices = UINT64_MAX;
+    ok (graph_memory (&z) == UINT64_MAX, "the estimate saturates");
+}
+
+/* Allocated bytes, where mallinfo2 counts them (not under a sanitizer). */
+static size_t allocated (void)
+{
+    struct mallinfo2 m = mallinfo2 ();
+    return m.uordblks + m.hblkhd;
+}
+
+/* The estimate is not less than what the graph, its pristine state and a
+ * matcher over it take. */
+static void test_memory_honest (const char *spec)
+{
+    rp_error_t e;
+    size_t before = allocated ();
+    struct gen x;
+    uint64_t count, need;
+    struct rp_graph *g = rp_graph_generate (spec, &e);
+    struct rp_matcher *m;
+
+    if (!g || gen_parse (&x, spec, &e) < 0 || gen_count (&x, &count, &e) < 0)
+        BAIL_OUT ("generate %s: %s", spec, e.text);
+    graph_pristine (g);
+    if (!(m = rp_matcher_create (g, &e)))
+        BAIL_OUT ("matcher: %s", e.text);
+    rp_graph_set_memory_limit (RP_GRAPH_MEMORY_MIN);
+    ok (gen_memory (&x, count, &e) < 0, "%s: refused under 1 MiB", spec);
+    rp_graph_set_memory_limit (RP_GRAPH_MEMORY_DEFAULT);
+    need = strtoull (strstr (e.text, "about ") + 6, NULL, 10) << 20;
+    ok (need >= allocated () - before,
+        "%s: the estimate, %" PRIu64 " MiB, holds what it allocates, %zu KiB",
+        spec, need >> 20, (allocated () - before) >> 10);
+    rp_matcher_destroy (m);
+}
+
+static void test_generate_memory (void)
+{
+    rp_error_t e;
+    struct rp_graph *g;
+
+    g = rp_graph_generate ("nodes=1000000,sockets=2,cores=16", &e);
+    ok (!g && errno == E2BIG, "a spec past the memory limit fails (E2BIG)");
+    is (e.text,
+        "spec makes 35000001 vertices, which need about 3559 MiB, more than "
+        "the memory limit of 1536 MiB",
+        "... naming the estimate and the limit");
+    rp_graph_set_memory_limit (RP_GRAPH_MEMORY_MIN);
+    g = rp_graph_generate ("nodes=10000", &e);
+    is (g ? "built" : e.text,
+        "spec makes 30001 vertices, which need about 6 MiB, more than the "
+        "memory limit of 1 MiB",
+        "the limit is the one set");
+    rp_graph_set_memory_limit (RP_GRAPH_MEMORY_DEFAULT);
+    g = rp_graph_generate ("nodes=1000,sockets=2,cores=16", &e);
+    ok (g != NULL, "a spec within the limit builds");
+    rp_graph_destroy (g);
+}
+
+/* Interior vertices x types is what no builder sees coming: a chain of
+ * vertices of distinct types. */
+static void test_finalize_memory (void)
+{
+    rp_error_t e;
+    struct rp_graph *g = rp_graph_create ();
+    char type[32];
+    rp_vertex_t prev = RP_VERTEX_NONE;
+
+    for (int i = 0; i < 400; i++) {
+        snprintf (type, sizeof (type), "t%d", i);
+        rp_vertex_t v = add (g, type, i);
+        if (prev != RP_VERTEX_NONE)
+            contain (g, prev, v);
+        prev = v;
+    }
+    rp_graph_set_memory_limit (RP_GRAPH_MEMORY_MIN);
+    errno = 0;
+    ok (rp_graph_finalize (g, &e) < 0 && errno == E2BIG
+            && !rp_graph_is_finalized (g),
+        "finalize refuses a graph past the limit (E2BIG)");
+    is (e.text,
+        "400 vertices of 400 types need about 4 MiB, more than the memory "
+        "limit of 1 MiB",
+        "... naming vertices and types");
+    rp_graph_set_memory_limit (RP_GRAPH_MEMORY_DEFAULT);
+    ok (rp_graph_finalize (g, &e) == 0, "within the limit it finalizes");
+    rp_graph_destroy (g);
+
+    g = rp_graph_create ();
+    add (g, "node", 0);
+    graph_set_reserved (g, RP_GRAPH_MEMORY_DEFAULT);
+    ok (rp_graph_finalize (g, &e) < 0 && errno == E2BIG,
+        "what the builder holds counts against the limit");
+    is (e.text,
+        "1 vertices of 1 types need about 1537 MiB, more than the memory "
+        "limit of 1536 MiB",
+        "... in the estimate named");
+    rp_graph_destroy (g);
+}
+
 int main (void)
 {
     plan (NO_PLAN);
@@ -1730,5 +1925,12 @@ int main (void)
     test_walk_other ();
     test_walk_chain ();
     test_accum ();
+    test_memory_limit ();
+    test_memory_model ();
+    test_generate_memory ();
+    test_finalize_memory ();
+    test_memory_honest ("nodes=2000,sockets=2,cores=16,gpus=4,memory=256GB");
+    test_memory_honest ("nodes=20000");
+    test_memory_honest ("nodes=100,racks=10,sockets=4,cores=64");
     return done_testing ();
 }

@@ -804,6 +804,10 @@ static void test_from_rset (void)
                        == rp_idset_first (rp_rset_ranks (R)),
             "from_rset %s: node id is the rank", files[i].file);
         rp_graph_destroy (g);
+        g = rp_graph_decode_rset (text, &error);
+        like (outline (g), files[i].outline, "decode_rset %s: the same tree",
+              files[i].file);
+        rp_graph_destroy (g);
         rp_rset_destroy (R);
     }
 }
@@ -1065,6 +1069,197 @@ static void test_from_hwloc_flat (const char *dir)
     rp_graph_destroy (g);
 }
 
+/* --- bounds -------------------------------------------------------------- */
+
+/* 1,048,576 ranks of 16 cores in 161 bytes */
+#define HOSTILE_R                                                              \
+    "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":\"0-1048575\","       \
+    "\"children\":{\"core\":\"0-15\"}}],\"nodelist\":[\"n[0-1048575]\"],"      \
+    "\"starttime\":0.0,\"expiration\":0.0}}"
+
+static void test_rset_memory (void)
+{
+    rp_error_t error = { { 0 } };
+    struct rp_rset *R;
+    struct rp_graph *g;
+
+    errno = 0;
+    ok (rp_graph_decode_rset (HOSTILE_R, &error) == NULL && errno == E2BIG,
+        "decode_rset: 2^20 targets of 16 cores fail with E2BIG");
+    is (error.text,
+        "graph: R: 17825793 vertices need about 2105 MiB, more than the "
+        "memory limit of 1536 MiB",
+        "... before R is expanded, naming the estimate and the limit");
+    rp_graph_set_memory_limit (RP_GRAPH_MEMORY_MIN);
+    R = rp_rset_decode ("{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":"
+                        "\"0-999\",\"children\":{\"core\":\"0-63\",\"gpu\":"
+                        "\"0-3\"}}],\"nodelist\":[\"n[0-999]\"]}}",
+                        &error);
+    errno = 0;
+    ok (R && rp_graph_from_rset (R, &error) == NULL && errno == E2BIG,
+        "from_rset: a decoded R past the limit fails with E2BIG");
+    is (error.text,
+        "graph: R: 69001 vertices need about 7 MiB, more than the memory "
+        "limit of 1 MiB",
+        "... with the same message");
+    rp_graph_set_memory_limit (RP_GRAPH_MEMORY_DEFAULT);
+    g = rp_graph_from_rset (R, &error);
+    ok (g && rp_graph_nvertices (g) == 69001, "... and builds within it");
+    rp_graph_destroy (g);
+    rp_rset_destroy (R);
+
+    errno = 0;
+    ok (rp_graph_decode_rset (NULL, &error) == NULL && errno == EINVAL,
+        "decode_rset (NULL) fails with EINVAL");
+    ok (rp_graph_decode_rset ("{", &error) == NULL && errno == EINVAL,
+        "decode_rset: not JSON fails with EINVAL");
+    is (error.text,
+        "R: line 1 column 1: string or '}' expected near end of file",
+        "... worded as rp_rset_decode words it");
+    ok (rp_graph_decode_rset ("{\"version\":1,\"execution\":{\"R_lite\":[{"
+                              "\"rank\":\"0-3\",\"children\":{\"core\":\"0\"}},"
+                              "{\"rank\":\"3\",\"children\":{\"core\":\"1\"}}"
+                              "],\"nodelist\":[\"n[0-3]\"]}}",
+                              &error)
+            == NULL,
+        "decode_rset: a bad R fails");
+    is (error.text, "R: execution.R_lite[1].rank: rank 3 appears twice",
+        "... with the decoder's message");
+}
+
+static void write_text (const char *path, const char *text)
+{
+    FILE *f = fopen (path, "w");
+
+    if (!f || fputs (text, f) < 0 || fclose (f) != 0)
+        BAIL_OUT ("cannot write %s", path);
+}
+
+/* respol graph JSON of n vertices: a chain of n distinct types, or a
+ * root holding the others, all of one type. */
+static void write_graph (const char *path, int n, bool chain)
+{
+    FILE *f = fopen (path, "w");
+
+    if (!f)
+        BAIL_OUT ("cannot write %s", path);
+    fputs ("{\"respol-graph\":1,\"vertices\":[", f);
+    for (int i = 0; i < n; i++) {
+        if (chain)
+            fprintf (f, "%s{\"type\":\"t%d\"}", i ? "," : "", i);
+        else
+            fprintf (f, "%s{\"type\":\"a\"}", i ? "," : "");
+    }
+    fputs ("],\"edges\":[", f);
+    for (int i = 0; i + 1 < n; i++)
+        fprintf (f, "%s[%d,%d]", i ? "," : "", chain ? i : 0, i + 1);
+    if (fputs ("]}", f) < 0 || fclose (f) != 0)
+        BAIL_OUT ("cannot write %s", path);
+}
+
+/* Refused where each bound is reached: finalize (interior vertices x
+ * types), the document's count before parsing, the lengths of the lists
+ * after it. */
+static const struct {
+    int n;
+    bool chain;
+    uint64_t limit;
+    int errnum;
+    const char *text;
+} loads[] = {
+    { 20000, true, RP_GRAPH_MEMORY_DEFAULT, E2BIG,
+      "g.json:1:1: 20000 vertices of 20000 types need about 9599 MiB, more "
+      "than the memory limit of 1536 MiB" },
+    { 2000, true, RP_GRAPH_MEMORY_MIN, EFBIG,
+      "g.json: document needs about 4 MiB to read, more than the memory "
+      "limit of 1 MiB" },
+    { 9000, false, 16 << 20, E2BIG,
+      "g.json:1:1: 9000 vertices and 8999 edges need about 18 MiB, more than "
+      "the memory limit of 16 MiB" },
+};
+
+static void test_load_memory (void)
+{
+    rp_error_t error = { { 0 } };
+    struct rp_graph *g;
+    FILE *f;
+
+    for (size_t i = 0; i < sizeof (loads) / sizeof (loads[0]); i++) {
+        write_graph ("g.json", loads[i].n, loads[i].chain);
+        rp_graph_set_memory_limit (loads[i].limit);
+        errno = 0;
+        g = rp_graph_load ("g.json", &error);
+        ok (!g && errno == loads[i].errnum, "load: %d vertices %s fail",
+            loads[i].n, loads[i].chain ? "of as many types" : "of one type");
+        is (error.text, loads[i].text, "... %s", loads[i].text);
+        rp_graph_destroy (g);
+    }
+    rp_graph_set_memory_limit (RP_GRAPH_MEMORY_MIN);
+    f = fopen ("g.json", "w");
+    if (!f || ftruncate (fileno (f), (off_t)1 << 30) < 0 || fclose (f) != 0)
+        BAIL_OUT ("cannot make a sparse file");
+    errno = 0;
+    ok (rp_graph_load ("g.json", &error) == NULL && errno == EFBIG,
+        "load: a file of 1 GiB fails with EFBIG");
+    is (error.text,
+        "g.json: document is larger than 262144 bytes, the most that the "
+        "memory limit of 1 MiB allows",
+        "... before it is read");
+    rp_graph_set_memory_limit (RP_GRAPH_MEMORY_DEFAULT);
+
+    write_text ("g.json", "{\"respol-graph\":1,\"vertices\":[{\"type\":\"a\"},"
+                          "{\"type\":\"b\"}],\"edges\":[[0,1]]}");
+    rp_graph_set_memory_limit (RP_GRAPH_MEMORY_MIN);
+    g = rp_graph_load ("g.json", &error);
+    is (outline (g), "a(b)", "load: a small graph loads under 1 MiB");
+    rp_graph_destroy (g);
+    rp_graph_set_memory_limit (RP_GRAPH_MEMORY_DEFAULT);
+}
+
+static void test_encode_memory (void)
+{
+    rp_error_t error = { { 0 } };
+    struct rp_graph *g = rp_graph_generate ("nodes=1000", &error);
+    char *s;
+
+    if (!g)
+        BAIL_OUT ("generate: %s", error.text);
+    rp_graph_set_memory_limit (RP_GRAPH_MEMORY_MIN);
+    errno = 0;
+    ok (rp_graph_encode_check (g, RP_GRAPH_JGF, &error) < 0 && errno == E2BIG,
+        "encode_check: JGF of 3001 vertices passes 1 MiB (E2BIG)");
+    is (error.text,
+        "writing 3001 vertices as JGF needs about 14 MiB, more than the "
+        "memory limit of 1 MiB",
+        "... naming the estimate and the limit");
+    ok (rp_graph_encode_check (g, RP_GRAPH_JSON, &error) < 0,
+        "... respol JSON too");
+    is (error.text,
+        "writing 3001 vertices as respol JSON needs about 4 MiB, more than the "
+        "memory limit of 1 MiB",
+        "... and says so");
+    errno = 0;
+    ok (rp_graph_encode (g, RP_GRAPH_JGF) == NULL && errno == E2BIG
+            && rp_graph_to_json (g, RP_GRAPH_JSON) == NULL && errno == E2BIG,
+        "encode and to_json refuse it before writing");
+    ok (rp_graph_encode_check (g, RP_GRAPH_DOT, &error) == 0
+            && (s = rp_graph_encode (g, RP_GRAPH_DOT)) != NULL,
+        "DOT of it fits and is written");
+    free (s);
+    rp_graph_set_memory_limit (RP_GRAPH_MEMORY_DEFAULT);
+    s = rp_graph_encode (g, RP_GRAPH_JGF);
+    ok (s != NULL, "within the default limit JGF is written");
+    free (s);
+    errno = 0;
+    ok (rp_graph_encode_check (NULL, RP_GRAPH_JSON, &error) < 0
+            && errno == EINVAL,
+        "encode_check (NULL) fails with EINVAL");
+    ok (rp_graph_encode_check (g, (enum rp_graph_format)3, &error) < 0
+            && errno == EINVAL,
+        "encode_check of an unknown format fails with EINVAL");
+    rp_graph_destroy (g);
+}
+
 int main (void)
 {
     const char *tmp = getenv ("TMPDIR");
@@ -1092,6 +1287,9 @@ int main (void)
     test_from_hwloc_machine ();
     test_from_hwloc_flat (dir);
     test_cycles ();
+    test_rset_memory ();
+    test_load_memory ();
+    test_encode_memory ();
     chmod ("secret.json", 0600);
     unlink ("secret.json");
     unlink ("g.json");

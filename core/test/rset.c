@@ -7,6 +7,7 @@
  * bit masks (fixed seed, so every run checks the same cases).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1584,6 +1585,73 @@ static void test_cap (void)
     rp_rset_destroy (r);
 }
 
+/* --- bounds --------------------------------------------------------------- */
+
+static const struct {
+    const char *in;
+    size_t targets;
+    uint64_t cores, gpus;
+} sizes[] = {
+    { "{'version':1,'execution':{'R_lite':[],'nodelist':[]}}", 0, 0, 0 },
+    { "{'version':1,'execution':{'R_lite':[{'rank':'0-3','children':{'core':"
+      "'0-7','gpu':'0-1'}},{'rank':'5','children':{'core':'0'}}],"
+      "'nodelist':['n[0-4]']}}",
+      5, 33, 8 },
+    /* 2^20 ranks of 2^32 - 1 cores: counted, never expanded */
+    { "{'version':1,'execution':{'R_lite':[{'rank':'0-1048575','children':{"
+      "'core':'0-4294967294'}}],'nodelist':['n[0-1048575]']}}",
+      1048576, UINT64_C (4503599626321920), 0 },
+    /* only R_lite is read: a bad nodelist is decode's business */
+    { "{'version':1,'execution':{'R_lite':[{'rank':'0','children':{'core':"
+      "''}}],'nodelist':7}}",
+      1, 0, 0 },
+};
+
+static void test_size_json (void)
+{
+    size_t nerrors = 0, agree = 0;
+
+    for (size_t i = 0; i < sizeof (sizes) / sizeof (sizes[0]); i++) {
+        rp_error_t e = { .text = "" };
+        json_t *o = json_loads (J (sizes[i].in), 0, NULL);
+        size_t targets = 0;
+        uint64_t cores = 0, gpus = 0;
+        int rc = rp_rset_size_json (o, &targets, &cores, &gpus, &e);
+        ok (rc == 0 && targets == sizes[i].targets && cores == sizes[i].cores
+                && gpus == sizes[i].gpus,
+            "size_json[%zu]: %zu targets, %" PRIu64 " cores, %" PRIu64
+            " GPUs %s",
+            i, sizes[i].targets, sizes[i].cores, sizes[i].gpus, e.text);
+        json_decref (o);
+    }
+    /* where size_json refuses R, it says what decode says */
+    for (size_t i = 0; i < sizeof (invalid) / sizeof (invalid[0]); i++) {
+        rp_error_t e = { .text = "" };
+        json_t *o =
+            json_loads (J (invalid[i].in), JSON_REJECT_DUPLICATES, NULL);
+        if (!o || rp_rset_size_json (o, NULL, NULL, NULL, &e) == 0) {
+            json_decref (o);
+            continue;
+        }
+        nerrors++;
+        agree += !strcmp (e.text, invalid[i].error);
+        json_decref (o);
+    }
+    ok (nerrors > 20 && agree == nerrors,
+        "size_json refuses %zu of the invalid R as decode does (%zu agree)",
+        nerrors, agree);
+    errno = 0;
+    ok (rp_rset_size_json (NULL, NULL, NULL, NULL, NULL) < 0 && errno == EINVAL,
+        "size_json (NULL) fails with EINVAL");
+
+    ok (rp_rset_text_max (UINT64_C (3) << 29) == 33554432,
+        "text_max: 32 MiB of R for 1.5 GiB");
+    ok (rp_rset_text_max (47) == 0 && rp_rset_text_max (48) == 1,
+        "text_max: 48 bytes of memory a byte");
+    ok (rp_rset_text_max (UINT64_MAX) >= SIZE_MAX / 48,
+        "text_max: no overflow");
+}
+
 int main (void)
 {
     plan (NO_PLAN);
@@ -1615,5 +1683,6 @@ int main (void)
     test_random ();
     test_many_targets ();
     test_cap ();
+    test_size_json ();
     return done_testing ();
 }
