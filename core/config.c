@@ -805,6 +805,25 @@ static struct rp_config *config_read (const char *path, int fd, int flags,
     return cfg;
 }
 
+struct rp_config *rp_config_load_json (const json_t *root, const char *name,
+                                       int flags, struct rp_diags *diags)
+{
+    struct loader ld = { .diags = diags, .flags = flags };
+    struct rp_config *cfg;
+
+    if (!root || !name || !*name || (flags & ~RP_CONFIG_NOLOAD)) {
+        errno = EINVAL;
+        return NULL;
+    }
+    if (!(ld.doc = rp_doc_from_json ((json_t *)root, name))) {
+        rp_diags_add (diags, RP_DIAG_ERROR, "%s: out of memory", name);
+        return NULL;
+    }
+    cfg = config_from_doc (&ld, name);
+    loader_free (&ld);
+    return cfg;
+}
+
 struct rp_config *rp_config_load (const char *path, int flags,
                                   struct rp_diags *diags)
 {
@@ -1008,6 +1027,32 @@ static int policies_grow (struct rp_config *cfg, const char *key)
     if (!(keys[n - 1] = strdup (key)))
         return -1;
     return 0;
+}
+
+struct rp_plugin *rp_config_plugin_inspect (const struct rp_config *cfg,
+                                            const char *name,
+                                            rp_error_t *error)
+{
+    struct rp_config *empty = NULL;
+    struct rp_plugin *p;
+    char *file;
+
+    if (!name || !*name) {
+        rp_error_set (error, EINVAL, "invalid argument");
+        return NULL;
+    }
+    if (!cfg && !(cfg = empty = config_create (NULL))) {
+        rp_error_set (error, ENOMEM, "out of memory");
+        return NULL;
+    }
+    /* The configuration's search path is built on first use. */
+    file = policy_file ((struct rp_config *)cfg, name, error);
+    rp_config_destroy (empty);
+    if (!file)
+        return NULL;
+    p = rp_plugin_inspect (file, error);
+    free (file);
+    return p;
 }
 
 /* Load, check and init the plugin name with an empty block; keep it. */

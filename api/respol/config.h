@@ -103,6 +103,14 @@ struct rp_config;
  * Caller must destroy. */
 struct rp_config *rp_config_load (const char *path, int flags,
                                   struct rp_diags *diags);
+/* A configuration from a JSON tree rather than a file, for a host that
+ * builds its stacks itself or keeps them in a configuration of its own (a
+ * Flux module's TOML, a test bench): root (borrowed) has the keys of the
+ * file, name labels messages (there is no line and column), and the
+ * file's owner and mode checks have no file to apply to (the plugin
+ * files still get theirs).  Otherwise as rp_config_load. */
+struct rp_config *rp_config_load_json (const json_t *root, const char *name,
+                                       int flags, struct rp_diags *diags);
 /* Finalise every instance in reverse order, unload, free.  Accepts NULL,
  * keeps errno. */
 void rp_config_destroy (struct rp_config *cfg);
@@ -171,6 +179,14 @@ const char *rp_plugin_kind_name (uint32_t kind);
  *   version 1
  * Caller must destroy with rp_plugin_destroy. */
 struct rp_plugin *rp_plugin_inspect (const char *path, rp_error_t *error);
+/* The plugin an entry of cfg naming name would load: a name is searched
+ * in cfg's plugin-path, then $RESPOL_PLUGIN_PATH, then
+ * rp_config_plugin_dir() (cfg NULL: the last two), with the did-you-mean
+ * of a name not found; an absolute path is taken as it is.  Inspected as
+ * rp_plugin_inspect does; caller must rp_plugin_destroy. */
+struct rp_plugin *rp_config_plugin_inspect (const struct rp_config *cfg,
+                                            const char *name,
+                                            rp_error_t *error);
 /* Destroy an rp_plugin_inspect result (never an instance of a
  * configuration).  Accepts NULL, keeps errno. */
 void rp_plugin_destroy (struct rp_plugin *p);

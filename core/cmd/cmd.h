@@ -17,6 +17,7 @@
 
 #include <respol/config.h>
 #include <respol/diag.h>
+#include <respol/jobspec.h>
 
 #define EXIT_INPUT 1
 #define EXIT_USAGE 2
@@ -77,6 +78,19 @@ size_t cmd_print_diags (const char *sub, const struct rp_diags *d);
  * does not load.  Caller must rp_config_destroy. */
 struct rp_config *cmd_load_config (const char *sub, const char *path,
                                    rp_plugin_log_f log, void *arg);
+
+/* cmd_load_config without setting the plugin log, with rp_config_load
+ * flags (RP_CONFIG_NOLOAD: read and check the file only). */
+struct rp_config *cmd_load_config_flags (const char *sub, const char *path,
+                                         int flags);
+
+/* The jobspec in path ("-": stdin) with that profile; every error and
+ * warning printed as "respol: SUB: ..."; exits 1 when it is not valid. */
+struct rp_jobspec *cmd_load_jobspec (const char *sub, const char *path,
+                                     enum rp_jobspec_profile profile);
+
+/* `respol plugin test` (argv[0] is "test"), dispatched from cmd_plugin. */
+int cmd_plugin_test (int argc, char **argv);
 
 /* Read all of stream into a NUL terminated buffer (caller frees), dying
  * with a message on error or when it exceeds CMD_INPUT_MAX bytes. */

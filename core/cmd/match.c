@@ -291,26 +291,6 @@ int cmd_parse_jobid (const char *s, uint64_t *jobid)
 
 /* --- match -------------------------------------------------------------- */
 
-static struct rp_jobspec *load_jobspec (const char *path,
-                                        enum rp_jobspec_profile profile)
-{
-    struct rp_diags *d = rp_diags_create ();
-    struct rp_jobspec *js;
-    int saved_errno;
-
-    if (!d)
-        cmd_die (SUB, "out of memory");
-    js = rp_jobspec_load_file (path, profile, d);
-    saved_errno = errno;
-    cmd_print_diags (SUB, d);
-    if (!js && rp_diags_errors (d) == 0)
-        cmd_die (SUB, "%s: %s", path, strerror (saved_errno));
-    rp_diags_destroy (d);
-    if (!js)
-        exit (EXIT_INPUT);
-    return js;
-}
-
 static int allocate (struct rp_matcher *m, const struct rp_jobspec *js,
                      const struct options *o, rp_error_t *error)
 {
@@ -339,7 +319,7 @@ static int satisfiability (struct rp_matcher *m, const struct rp_jobspec *js,
 static int run (const char *op, const char *path, struct options *o)
 {
     struct rp_graph *g = cmd_resources_load (SUB, &o->res);
-    struct rp_jobspec *js = load_jobspec (path, o->profile);
+    struct rp_jobspec *js = cmd_load_jobspec (SUB, path, o->profile);
     struct rp_config *cfg = cmd_match_config (SUB, o->config);
     struct rp_matcher *m = cmd_matcher_create (SUB, g, cfg, o->policy);
     rp_error_t error;

@@ -281,6 +281,8 @@ int cmd_plugin (int argc, char **argv)
         cmd_usage_error (SUB, "missing subcommand");
     if (!strcmp (argv[optind], "new"))
         return cmd_plugin_new (argc - optind, argv + optind, usage);
+    if (!strcmp (argv[optind], "test"))
+        return cmd_plugin_test (argc - optind, argv + optind);
     if (!strcmp (argv[optind], "list"))
         run = run_list;
     else if (!strcmp (argv[optind], "info"))

@@ -371,18 +371,44 @@ size_t cmd_print_diags (const char *sub, const struct rp_diags *d)
 struct rp_config *cmd_load_config (const char *sub, const char *path,
                                    rp_plugin_log_f log, void *arg)
 {
+    rp_plugin_set_log (log, arg);
+    return cmd_load_config_flags (sub, path, 0);
+}
+
+struct rp_config *cmd_load_config_flags (const char *sub, const char *path,
+                                         int flags)
+{
     struct rp_diags *d = rp_diags_create ();
     struct rp_config *cfg;
     int saved_errno;
 
     if (!d)
         cmd_die (sub, "out of memory");
-    rp_plugin_set_log (log, arg);
-    cfg = rp_config_load (path, 0, d);
+    cfg = rp_config_load (path, flags, d);
     saved_errno = errno;
     cmd_print_diags (sub, d);
     if (!cfg && rp_diags_count (d) == 0)
         cmd_die (sub, "%s", strerror (saved_errno));
     rp_diags_destroy (d);
     return cfg;
+}
+
+struct rp_jobspec *cmd_load_jobspec (const char *sub, const char *path,
+                                     enum rp_jobspec_profile profile)
+{
+    struct rp_diags *d = rp_diags_create ();
+    struct rp_jobspec *js;
+    int saved_errno;
+
+    if (!d)
+        cmd_die (sub, "out of memory");
+    js = rp_jobspec_load_file (path, profile, d);
+    saved_errno = errno;
+    cmd_print_diags (sub, d);
+    if (!js && rp_diags_errors (d) == 0)
+        cmd_die (sub, "%s: %s", path, strerror (saved_errno));
+    rp_diags_destroy (d);
+    if (!js)
+        exit (EXIT_INPUT);
+    return js;
 }
