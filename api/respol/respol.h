@@ -8,8 +8,10 @@
 #include <respol/diag.h>
 #include <respol/document.h>
 #include <respol/error.h>
+#include <respol/eventlog.h>
 #include <respol/hostlist.h>
 #include <respol/idset.h>
+#include <respol/inventory.h>
 #include <respol/jobspec.h>
 #include <respol/plugin.h>
 #include <respol/range.h>
