@@ -3,6 +3,7 @@
 #ifndef RESPOL_RESPOL_H
 #define RESPOL_RESPOL_H
 
+#include <respol/acquire.h>
 #include <respol/config.h>
 #include <respol/constraint.h>
 #include <respol/diag.h>
