@@ -142,6 +142,23 @@ static void targets_free (struct target *t, size_t n)
     free (t);
 }
 
+/* set |= ids or set -= ids, range by range: O(ranges of ids x log ranges
+ * of set) plus moves, where rp_idset_add_set and rp_idset_subtract build
+ * a new set (O(ranges of set)): an event names a few targets, a set of
+ * drained targets may hold thousands of ranges. */
+static int set_change (struct rp_idset *set, const struct rp_idset *ids,
+                       bool add)
+{
+    unsigned int lo, hi;
+
+    for (size_t i = 0; rp_idset_range (ids, i, &lo, &hi); i++)
+        if ((add ? rp_idset_add_range (set, lo, hi)
+                 : rp_idset_remove_range (set, lo, hi))
+            < 0)
+            return -1;
+    return 0;
+}
+
 /* Targets of R, all up, not drained, not removed. */
 static struct target *targets_new (const struct rp_rset *R, size_t *n)
 {
@@ -254,7 +271,7 @@ int inventory_apply_drain (struct rp_inventory *inv,
 
     if (text && !(reason = reason_new (text)))
         return -1;
-    if (rp_idset_add_set (inv->drained, ids) < 0) {
+    if (set_change (inv->drained, ids, true) < 0) {
         reason_unref (reason);
         return -1;
     }
@@ -276,14 +293,14 @@ void inventory_apply_undrain (struct rp_inventory *inv,
         reason_unref (t->reason);
         t->reason = NULL;
     }
-    (void)rp_idset_subtract (inv->drained, ids);
+    (void)set_change (inv->drained, ids, false);
 }
 
 /* Set or clear flag on the targets of ids, and keep set in step. */
 static int apply_flag (struct rp_inventory *inv, const struct rp_idset *ids,
                        uint8_t flag, struct rp_idset *set, bool on)
 {
-    if ((on ? rp_idset_add_set (set, ids) : rp_idset_subtract (set, ids)) < 0)
+    if (set_change (set, ids, on) < 0)
         return -1;
     for (unsigned int r = rp_idset_first (ids); r != RP_IDSET_INVALID_ID;
          r = rp_idset_next (ids, r)) {
