@@ -57,6 +57,18 @@
  * DIR/lock) for as long as the inventory is open; readers take none and
  * may follow what writers append (rp_inventory_refresh).
  *
+ * Property plugins (a plugin kind still to come) have two seams here:
+ * properties that describe hardware or site rules belong in the R given
+ * to rp_inventory_define (rp_rset_property_add before it), and changes at
+ * run time go through rp_inventory_property_add / _remove, which log them
+ * and reach schedulers as RFC 28 property-add / property-remove.  Who
+ * added a property is not recorded yet: "a plugin cannot remove a
+ * property it did not add" will need an owner in those events' contexts
+ * (replay refuses unknown keys today, so that is a format change to make
+ * on purpose).  The matcher reads properties through
+ * rp_matcher_set_properties, where operators a plugin adds would read
+ * them too.
+ *
  * Costs: an operation costs in the targets it names (a binary search
  * each) plus the ranges of the idsets it changes; rp_inventory_up and the
  * other sets cost in ranges; nothing costs in the size of the log.
