@@ -449,8 +449,12 @@ static void test_consumer_matching (void)
     ok (rp_matcher_free (m, 1, &e) == 0 && rp_matcher_free (m, 2, &e) == 0
             && rp_matcher_check (m, &e) == 0,
         "jobs are freed, the state is consistent");
-    R = rp_matcher_allocate (m, 3, job (5, NULL), 0, &e);
-    ok (!R && errno == EBUSY, "5 nodes: not now (1 down, 3 removed)");
+    {
+        struct rp_jobspec *j5 = job (5, NULL);
+        R = rp_matcher_allocate (m, 3, j5, 0, &e);
+        ok (!R && errno == EBUSY, "5 nodes: not now (1 down, 3 removed)");
+        rp_jobspec_destroy (j5);
+    }
     rp_acquire_consumer_destroy (c);
     rp_jobspec_destroy (j3);
     rp_jobspec_destroy (j1);

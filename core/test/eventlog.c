@@ -109,8 +109,12 @@ static void test_encode (void)
         "encode refuses timestamp 0");
     ok (!rp_eventlog_encode (1, "", NULL, &e) && errno == EINVAL,
         "encode refuses an empty name");
-    ok (!rp_eventlog_encode (1, "x", json_array (), &e) && errno == EINVAL,
-        "encode refuses a context that is not an object");
+    {
+        json_t *a = json_array ();
+        ok (!rp_eventlog_encode (1, "x", a, &e) && errno == EINVAL,
+            "encode refuses a context that is not an object");
+        json_decref (a);
+    }
     ok (!rp_eventlog_encode (1, "\xff", NULL, &e) && errno == EINVAL,
         "encode refuses a name that is not UTF-8");
     json_decref (ctx);
@@ -140,8 +144,11 @@ static void test_append_follow (void)
     ok ((log = rp_eventlog_open (path, &e)) != NULL, "open the log");
     ok (next (log, &name, &e) == 1 && !strcmp (name, "a"), "read event a");
     ok (next (log, &name, &e) == 0, "then the end");
-    ok (rp_eventlog_append (path, 2, "b", json_object (), &e) == 0,
-        "append another");
+    {
+        json_t *o = json_object ();
+        ok (rp_eventlog_append (path, 2, "b", o, &e) == 0, "append another");
+        json_decref (o);
+    }
     ok (next (log, &name, &e) == 1 && !strcmp (name, "b")
             && rp_eventlog_lineno (log) == 2,
         "the reader reads on: event b, line 2");
