@@ -139,8 +139,7 @@ static void drain_cycle (struct rp_inventory *inv,
     rp_idset_destroy (ids);
 }
 
-static void measure_consumer (struct row *row, const json_t *first,
-                              size_t reps)
+static void measure_consumer (struct row *row, const json_t *first, size_t reps)
 {
     struct rp_acquire_consumer *c;
     rp_error_t e;
@@ -205,16 +204,17 @@ static void measure (struct row *row, size_t reps)
     rp_rset_destroy (R);
 }
 
-/* --- the long log ---------------------------------------------------------- */
+/* --- the long log ----------------------------------------------------------
+ */
 
-static const char *reasons[] = { "bad disk", "memory errors", "fan",
-                                 "bios update", "network", "swap",
+static const char *reasons[] = { "bad disk",    "memory errors", "fan",
+                                 "bios update", "network",       "swap",
                                  "maintenance", "kernel" };
 
 /* A random event on 1-4 consecutive targets, applied to inv in memory
  * (the model) and returned as its name and context. */
-static const char *random_event (struct rp_inventory *inv, size_t n,
-                                 double ts, json_t **ctx)
+static const char *random_event (struct rp_inventory *inv, size_t n, double ts,
+                                 json_t **ctx)
 {
     unsigned int lo = (unsigned int)(random () % n);
     unsigned int hi = lo + (unsigned int)(random () % 4);
@@ -260,8 +260,8 @@ static const char *random_event (struct rp_inventory *inv, size_t n,
     } else {
         bool add = random () % 2;
         name = add ? "property-add" : "property-remove";
-        if ((add ? rp_inventory_property_add : rp_inventory_property_remove) (
-                inv, "p", ids, ts, NULL)
+        if ((add ? rp_inventory_property_add
+                 : rp_inventory_property_remove) (inv, "p", ids, ts, NULL)
             < 0)
             die ("model: %s %s", name, s);
         *ctx = json_pack ("{s:{s:s}}", "properties", "p", s);
@@ -272,8 +272,8 @@ static const char *random_event (struct rp_inventory *inv, size_t n,
 
 /* Write a log of the definition of R and nevents random events to
  * dir/eventlog; the same events applied to *model in memory. */
-static void write_log (const char *dir, const struct rp_rset *R,
-                       size_t nevents, struct rp_inventory **model)
+static void write_log (const char *dir, const struct rp_rset *R, size_t nevents,
+                       struct rp_inventory **model)
 {
     char path[512];
     json_t *ctx;
@@ -295,8 +295,8 @@ static void write_log (const char *dir, const struct rp_rset *R,
     json_decref (ctx);
     for (size_t i = 1; i < nevents; i++) {
         double ts = 1.7e9 + (double)i;
-        const char *name = random_event (*model, rp_rset_ntargets (R), ts,
-                                         &ctx);
+        const char *name =
+            random_event (*model, rp_rset_ntargets (R), ts, &ctx);
         if (!(line = rp_eventlog_encode (ts, name, ctx, NULL)))
             die ("encode");
         fputs (line, f);
@@ -408,8 +408,7 @@ static void replay (const char *dir, const struct rp_rset *R, size_t nevents,
 }
 
 /* Wall-clock time of one logged drain (append and fdatasync). */
-static double logged_drain (const char *dir, const struct rp_rset *R,
-                            int reps)
+static double logged_drain (const char *dir, const struct rp_rset *R, int reps)
 {
     struct rp_inventory *inv;
     rp_error_t e;
@@ -436,7 +435,8 @@ static double logged_drain (const char *dir, const struct rp_rset *R,
     return t / reps;
 }
 
-/* --- output ---------------------------------------------------------------- */
+/* --- output ----------------------------------------------------------------
+ */
 
 static void print_rows (const struct row *rows, size_t k)
 {
@@ -447,15 +447,13 @@ static void print_rows (const struct row *rows, size_t k)
     for (size_t i = 0; i < k; i++)
         printf ("| %zu | %.2f | %.3f, %zu | %.2f | %.2f | %.2f | %.2f |\n",
                 rows[i].n, rows[i].build * 1e3, rows[i].initial * 1e3,
-                rows[i].initial_bytes, rows[i].drain * 1e6,
-                rows[i].next * 1e6, rows[i].consumer * 1e3,
-                rows[i].apply * 1e6);
+                rows[i].initial_bytes, rows[i].drain * 1e6, rows[i].next * 1e6,
+                rows[i].consumer * 1e3, rows[i].apply * 1e6);
     printf ("\n| growth, %zu / %zu targets | drain | its response | consumer "
             "up or down |\n|---|---|---|---|\n",
             rows[k - 1].n, rows[0].n);
     printf ("| x | %.2fx | %.2fx | %.2fx |\n\n",
-            rows[k - 1].drain / rows[0].drain,
-            rows[k - 1].next / rows[0].next,
+            rows[k - 1].drain / rows[0].drain, rows[k - 1].next / rows[0].next,
             rows[k - 1].apply / rows[0].apply);
 }
 
@@ -469,8 +467,7 @@ static void print_replays (size_t n, const struct replay *r, size_t k,
     printf ("| none (in memory) | - | - | - | %.1f |\n", base / 1024.0);
     for (size_t i = 0; i < k; i++)
         printf ("| %zu events | %.1f | %.3f | %.2f | %.1f |\n", r[i].events,
-                r[i].bytes / 1e6, r[i].cpu, r[i].heap / 1e6,
-                r[i].rss / 1024.0);
+                r[i].bytes / 1e6, r[i].cpu, r[i].heap / 1e6, r[i].rss / 1024.0);
     printf ("\nlogged drain (append + fdatasync), wall clock: %.3f ms\n",
             logged * 1e3);
 }

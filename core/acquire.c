@@ -71,14 +71,12 @@ static bool copy_key (json_t *to, const json_t *from, const char *key)
 }
 
 /* Copy the keys of from that are not in skip (NULL terminated). */
-static bool copy_rest (json_t *to, const json_t *from,
-                       const char *const *skip)
+static bool copy_rest (json_t *to, const json_t *from, const char *const *skip)
 {
     const char *key;
     json_t *v;
 
-    json_object_foreach ((json_t *)from, key, v)
-    {
+    json_object_foreach ((json_t *)from, key, v) {
         size_t i = 0;
         while (skip[i] && strcmp (skip[i], key) != 0)
             i++;
@@ -107,9 +105,8 @@ static json_t *flux_entry (const json_t *e)
 
 static json_t *flux_execution (const json_t *x)
 {
-    static const char *const order[] = { "R_lite",     "nslots",
-                                         "starttime",  "expiration",
-                                         "nodelist",   "properties",
+    static const char *const order[] = { "R_lite",     "nslots",   "starttime",
+                                         "expiration", "nodelist", "properties",
                                          NULL };
     json_t *o = json_object (), *lite = json_array ();
     size_t i;
@@ -117,8 +114,7 @@ static json_t *flux_execution (const json_t *x)
 
     if (!o || !lite || json_object_set (o, "R_lite", lite) < 0)
         goto error;
-    json_array_foreach (json_object_get (x, "R_lite"), i, e)
-    {
+    json_array_foreach (json_object_get (x, "R_lite"), i, e) {
         if (json_array_append_new (lite, flux_entry (e)) < 0)
             goto error;
     }
@@ -212,12 +208,11 @@ static json_t *props_restrict (const json_t *props,
     const char *name;
     json_t *v;
 
-    json_object_foreach ((json_t *)props, name, v)
-    {
+    json_object_foreach ((json_t *)props, name, v) {
         struct rp_idset *ids = rp_idset_decode (json_string_value (v), NULL);
         struct rp_idset *in = ids ? rp_idset_intersect (ids, within) : NULL;
-        bool ok = o && in
-                  && (rp_idset_empty (in) || put (o, name, idset_json (in)));
+        bool ok =
+            o && in && (rp_idset_empty (in) || put (o, name, idset_json (in)));
         rp_idset_destroy (ids);
         rp_idset_destroy (in);
         if (!ok) {
@@ -289,11 +284,10 @@ done:
 static struct rp_idset *gone (const struct rp_acquire_producer *p,
                               const struct rp_inventory *inv)
 {
-    struct rp_idset *g = rp_idset_difference (p->valid,
-                                              rp_rset_ranks (
-                                                  rp_inventory_R (inv)));
-    struct rp_idset *rm = rp_idset_intersect (p->valid,
-                                              rp_inventory_removed (inv));
+    struct rp_idset *g =
+        rp_idset_difference (p->valid, rp_rset_ranks (rp_inventory_R (inv)));
+    struct rp_idset *rm =
+        rp_idset_intersect (p->valid, rp_inventory_removed (inv));
 
     if (!g || !rm || rp_idset_add_set (g, rm) < 0) {
         rp_idset_destroy (g);
@@ -310,15 +304,14 @@ static json_t *props_diff (const json_t *now, const json_t *before)
     const char *name;
     json_t *v;
 
-    json_object_foreach ((json_t *)now, name, v)
-    {
+    json_object_foreach ((json_t *)now, name, v) {
         json_t *b = json_object_get (before, name);
         struct rp_idset *a = rp_idset_decode (json_string_value (v), NULL);
-        struct rp_idset *c = rp_idset_decode (b ? json_string_value (b) : "",
-                                              NULL);
+        struct rp_idset *c =
+            rp_idset_decode (b ? json_string_value (b) : "", NULL);
         struct rp_idset *d = a && c ? rp_idset_difference (a, c) : NULL;
-        bool ok = o && d
-                  && (rp_idset_empty (d) || put (o, name, idset_json (d)));
+        bool ok =
+            o && d && (rp_idset_empty (d) || put (o, name, idset_json (d)));
         rp_idset_destroy (a);
         rp_idset_destroy (c);
         rp_idset_destroy (d);
@@ -333,7 +326,7 @@ static json_t *props_diff (const json_t *now, const json_t *before)
 struct delta {
     struct rp_idset *valid; /* valid - gone */
     struct rp_idset *gone;
-    struct rp_idset *up;    /* up now */
+    struct rp_idset *up; /* up now */
     struct rp_idset *went_up;
     struct rp_idset *went_down;
     json_t *props;
@@ -393,16 +386,15 @@ static bool put_props (json_t *o, const char *key, json_t *props)
 }
 
 int rp_acquire_producer_next (struct rp_acquire_producer *p,
-                              const struct rp_inventory *inv,
-                              json_t **response, rp_error_t *error)
+                              const struct rp_inventory *inv, json_t **response,
+                              rp_error_t *error)
 {
     struct delta d = { 0 };
     double exp;
     json_t *o = NULL;
 
     if (!p || !p->started || !response || !rp_inventory_R (inv))
-        return rp_error_set (error, EINVAL,
-                             "acquire: no initial response yet");
+        return rp_error_set (error, EINVAL, "acquire: no initial response yet");
     *response = NULL;
     exp = rp_rset_expiration (rp_inventory_R (inv));
     if (delta_make (p, inv, &d) < 0 || !(o = json_object ())
@@ -461,8 +453,7 @@ static int get_ids (const struct rp_rset *R, const json_t *o, const char *key,
     if (!v)
         return 0;
     if (!json_is_string (v))
-        return rp_error_set (error, EINVAL, "%s: must be an idset string",
-                             key);
+        return rp_error_set (error, EINVAL, "%s: must be an idset string", key);
     if (!(*ids = rp_idset_decode (json_string_value (v), error)))
         return rp_error_prefix (error, "%s", key);
     if (rp_idset_is_subset (*ids, rp_rset_ranks (R)))
@@ -488,8 +479,7 @@ static int check_props (const struct rp_rset *R, const json_t *o,
         return 0;
     if (!json_is_object (props))
         return rp_error_set (error, EINVAL, "%s: must be an object", key);
-    json_object_foreach (props, name, v)
-    {
+    json_object_foreach (props, name, v) {
         struct rp_idset *ids = NULL;
         int rc = rp_rset_property_check (name, error);
         if (rc == 0)
@@ -604,8 +594,8 @@ static struct rp_idset *less (const struct rp_idset *ids,
 }
 
 /* The checks that involve more than one key. */
-static int check_update (const struct rp_acquire_consumer *c,
-                         struct update *u, rp_error_t *error)
+static int check_update (const struct rp_acquire_consumer *c, struct update *u,
+                         rp_error_t *error)
 {
     struct rp_idset *up = less (u->up, u->shrink);
     struct rp_idset *down = less (u->down, u->shrink);
@@ -664,13 +654,13 @@ static int check_expiration (const struct rp_rset *R, const json_t *o,
     return 0;
 }
 
-static int parse_update (const struct rp_acquire_consumer *c,
-                         const json_t *o, struct update *u, rp_error_t *error)
+static int parse_update (const struct rp_acquire_consumer *c, const json_t *o,
+                         struct update *u, rp_error_t *error)
 {
-    static const char *const keys[] = { "up",           "down",
-                                        "shrink",       "property-add",
-                                        "property-remove", "expiration",
-                                        NULL };
+    static const char *const keys[] = {
+        "up",         "down", "shrink", "property-add", "property-remove",
+        "expiration", NULL
+    };
 
     if (!json_is_object (o))
         return rp_error_set (error, EINVAL, "a response must be an object");
@@ -697,10 +687,9 @@ static int apply_props (struct rp_acquire_consumer *c, const json_t *o,
     const char *name;
     json_t *v;
 
-    json_object_foreach (json_object_get (o, key), name, v)
-    {
+    json_object_foreach (json_object_get (o, key), name, v) {
         struct rp_idset *ids = rp_idset_decode (json_string_value (v), error);
-        int rc = !ids ? -1
+        int rc = !ids  ? -1
                  : add ? rp_rset_property_add (c->R, name, ids, error)
                        : rp_rset_property_remove (c->R, name, ids, error);
         rp_idset_destroy (ids);
@@ -747,8 +736,7 @@ done:
 
 int rp_acquire_consumer_hello (struct rp_acquire_consumer *c, uint64_t jobid,
                                const struct rp_rset *R,
-                               const struct rp_idset *free,
-                               rp_error_t *error)
+                               const struct rp_idset *free, rp_error_t *error)
 {
     struct rp_idset *keep;
     struct rp_rset *held;

@@ -55,8 +55,7 @@ static int check_keys (json_t *o, rp_error_t *error)
     const char *key;
     json_t *v;
 
-    json_object_foreach (o, key, v)
-    {
+    json_object_foreach (o, key, v) {
         if (strcmp (key, "timestamp") != 0 && strcmp (key, "name") != 0
             && strcmp (key, "context") != 0)
             return rp_error_set (error, EINVAL, "unknown key '%.64s'", key);
@@ -114,8 +113,7 @@ char *rp_eventlog_encode (double timestamp, const char *name,
         return NULL;
     }
     if (!(o = json_pack ("{s:f s:s}", "timestamp", timestamp, "name", name))
-        || (context
-            && json_object_set (o, "context", (json_t *)context) < 0)) {
+        || (context && json_object_set (o, "context", (json_t *)context) < 0)) {
         json_decref (o);
         rp_error_set (error, EINVAL, "eventlog: event '%.64s': not UTF-8",
                       name);
@@ -140,8 +138,7 @@ struct rp_eventlog *rp_eventlog_open (const char *path, rp_error_t *error)
     struct rp_eventlog *log = calloc (1, sizeof (*log));
     struct stat st;
 
-    if (!log || !(log->path = strdup (path))
-        || !(log->buf = malloc (CHUNK))) {
+    if (!log || !(log->path = strdup (path)) || !(log->buf = malloc (CHUNK))) {
         rp_error_set (error, ENOMEM, "out of memory");
         goto error;
     }
@@ -273,8 +270,7 @@ int rp_eventlog_next (struct rp_eventlog *log, double *timestamp,
     }
     if ((rc = next_line (log, &line, &len, error)) <= 0)
         return rc;
-    if (rp_eventlog_check (line, len, timestamp, name, context, &event, &e)
-        < 0)
+    if (rp_eventlog_check (line, len, timestamp, name, context, &event, &e) < 0)
         return fail (log, error, EINVAL, e.text);
     json_decref (log->event);
     log->event = event;
@@ -361,8 +357,8 @@ static int open_append (const char *path, bool *created, rp_error_t *error)
 
     *created = false;
     if (fd < 0 && errno == ENOENT) {
-        fd = open (path, O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC,
-                   0644);
+        fd =
+            open (path, O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
         *created = fd >= 0;
     }
     if (fd < 0)
@@ -463,14 +459,12 @@ static int write_events (int fd, const json_t *events, rp_error_t *error)
     size_t i;
     json_t *e;
 
-    json_array_foreach (events, i, e)
-    {
+    json_array_foreach (events, i, e) {
         json_t *t = json_object_get (e, "timestamp");
         json_t *n = json_object_get (e, "name");
-        char *line = rp_eventlog_encode (json_number_value (t),
-                                         json_string_value (n),
-                                         json_object_get (e, "context"),
-                                         error);
+        char *line =
+            rp_eventlog_encode (json_number_value (t), json_string_value (n),
+                                json_object_get (e, "context"), error);
         int rc = line ? write_all (fd, line, strlen (line)) : -1;
         if (line && rc < 0)
             rp_error_set (error, errno, "write: %s", strerror (errno));

@@ -188,8 +188,7 @@ const char *inventory_ranks_text (const struct rp_idset *ids, char *buf,
 
 int inventory_check_ranks (const struct rp_idset *ids,
                            const struct rp_idset *set, bool meet, int errnum,
-                           const char *one, const char *many,
-                           rp_error_t *error)
+                           const char *one, const char *many, rp_error_t *error)
 {
     struct rp_idset *bad;
     char buf[128];
@@ -208,8 +207,8 @@ int inventory_check_ranks (const struct rp_idset *ids,
 
 /* 0 when every rank of ids is a target of R, else -1 naming those that
  * are not ("ranks 16-17 are not in the inventory"). */
-static int check_in (const struct rp_inventory *inv,
-                     const struct rp_idset *ids, rp_error_t *error)
+static int check_in (const struct rp_inventory *inv, const struct rp_idset *ids,
+                     rp_error_t *error)
 {
     return inventory_check_ranks (ids, rp_rset_ranks (inv->R), false, ENOENT,
                                   "is not in the inventory",
@@ -263,9 +262,8 @@ static void drain_one (struct target *t, struct reason *reason, int overwrite,
     }
 }
 
-int inventory_apply_drain (struct rp_inventory *inv,
-                           const struct rp_idset *ids, const char *text,
-                           int overwrite, double timestamp)
+int inventory_apply_drain (struct rp_inventory *inv, const struct rp_idset *ids,
+                           const char *text, int overwrite, double timestamp)
 {
     struct reason *reason = NULL;
 
@@ -318,13 +316,11 @@ static int apply_properties (struct rp_inventory *inv, const json_t *props,
     const char *name;
     json_t *v;
 
-    json_object_foreach ((json_t *)props, name, v)
-    {
+    json_object_foreach ((json_t *)props, name, v) {
         struct rp_idset *ids = rp_idset_decode (json_string_value (v), error);
-        int rc = !ids ? -1
-                 : add
-                     ? rp_rset_property_add (inv->R, name, ids, error)
-                     : rp_rset_property_remove (inv->R, name, ids, error);
+        int rc = !ids  ? -1
+                 : add ? rp_rset_property_add (inv->R, name, ids, error)
+                       : rp_rset_property_remove (inv->R, name, ids, error);
         rp_idset_destroy (ids);
         if (rc < 0)
             return -1;
@@ -357,7 +353,7 @@ static void remap (struct rp_inventory *inv, const struct rp_rset *R,
         if (!o->flags)
             continue;
         r = inventory_rank_of_host (R, o->rank,
-                                     rp_rset_hostname (inv->R, o->rank));
+                                    rp_rset_hostname (inv->R, o->rank));
         if (r < 0 || !(d = target_find (&tmp, (unsigned int)r)))
             continue;
         reason_unref (d->reason);
@@ -421,8 +417,8 @@ static int apply_define (struct rp_inventory *inv, struct rp_rset *R,
     inv->R = cur;
     inv->exclude = exclude;
     inv->method = m;
-    if (sets_rebuild (inv) < 0 || !(both = rp_idset_intersect (inv->drained,
-                                                               exclude)))
+    if (sets_rebuild (inv) < 0
+        || !(both = rp_idset_intersect (inv->drained, exclude)))
         return -1;
     inventory_apply_undrain (inv, both);
     rp_idset_destroy (both);
@@ -445,8 +441,7 @@ int inventory_log (struct rp_inventory *inv, const char *name, json_t *context,
     if (!context)
         return nomem (error);
     if (inv->logpath)
-        rc = rp_eventlog_append (inv->logpath, timestamp, name, context,
-                                 error);
+        rc = rp_eventlog_append (inv->logpath, timestamp, name, context, error);
     json_decref (context);
     if (rc == 0)
         inv->nevents++;
@@ -546,14 +541,12 @@ nomem:
  * the reason first, undrain last, as flux-core does). */
 static int set_reason (json_t *o, const char *reason)
 {
-    return reason ? json_object_set_new (o, "reason", json_string (reason))
-                  : 0;
+    return reason ? json_object_set_new (o, "reason", json_string (reason)) : 0;
 }
 
 int rp_inventory_drain (struct rp_inventory *inv,
                         const struct rp_idset *targets, const char *reason,
-                        enum rp_drain_mode mode, double now,
-                        rp_error_t *error)
+                        enum rp_drain_mode mode, double now, rp_error_t *error)
 {
     int overwrite = inventory_overwrite (mode);
     json_t *o;
@@ -565,8 +558,7 @@ int rp_inventory_drain (struct rp_inventory *inv,
         return -1;
     if (!(o = inventory_targets_context (inv, targets))
         || set_reason (o, reason) < 0
-        || json_object_set_new (o, "overwrite", json_integer (overwrite))
-               < 0) {
+        || json_object_set_new (o, "overwrite", json_integer (overwrite)) < 0) {
         json_decref (o);
         return nomem (error);
     }
@@ -613,8 +605,7 @@ int rp_inventory_set_up (struct rp_inventory *inv,
         return rp_error_set (error, EINVAL, "inventory: bad arguments");
     if (check_targets (inv, targets, error) < 0
         || (up ? check_all (targets, inv->down, EEXIST, "already up", error)
-               : check_none (targets, inv->down, EEXIST, "already down",
-                             error))
+               : check_none (targets, inv->down, EEXIST, "already down", error))
                < 0)
         return -1;
     if (inventory_log (inv, up ? "up" : "down",
@@ -718,8 +709,7 @@ int rp_inventory_expire (struct rp_inventory *inv, double expiration,
 
 static bool same_definition (const struct rp_inventory *inv,
                              const struct rp_rset *R,
-                             const struct rp_idset *exclude,
-                             const char *method)
+                             const struct rp_idset *exclude, const char *method)
 {
     return inv->conf && rp_rset_equal (inv->conf, R)
            && rp_idset_equal (inv->exclude, exclude)
@@ -738,14 +728,15 @@ int rp_inventory_define (struct rp_inventory *inv, const struct rp_rset *R,
                          const struct rp_idset *exclude, const char *method,
                          double now, bool *changed, rp_error_t *error)
 {
-    struct rp_idset *ex = exclude ? rp_idset_copy (exclude)
-                                  : rp_idset_create ();
+    struct rp_idset *ex =
+        exclude ? rp_idset_copy (exclude) : rp_idset_create ();
     struct rp_rset *copy = NULL;
 
     if (changed)
         *changed = false;
-    if (!inv || !R || !method || (strcmp (method, "configuration") != 0
-                                  && strcmp (method, "dynamic-discovery")))
+    if (!inv || !R || !method
+        || (strcmp (method, "configuration") != 0
+            && strcmp (method, "dynamic-discovery")))
         return rp_error_set (error, EINVAL, "inventory: bad arguments");
     if (!ex)
         return nomem (error);
@@ -780,8 +771,7 @@ int inventory_only_keys (const json_t *o, const char *const *keys,
     const char *key;
     json_t *v;
 
-    json_object_foreach ((json_t *)o, key, v)
-    {
+    json_object_foreach ((json_t *)o, key, v) {
         size_t i = 0;
         while (keys[i] && strcmp (keys[i], key) != 0)
             i++;
@@ -837,8 +827,8 @@ static struct rp_idset *targets_event (const struct rp_inventory *inv,
     return ctx_idset (inv, ctx, "idset", error);
 }
 
-static int replay_drain (struct rp_inventory *inv, const json_t *ctx,
-                         double ts, bool drain, rp_error_t *error)
+static int replay_drain (struct rp_inventory *inv, const json_t *ctx, double ts,
+                         bool drain, rp_error_t *error)
 {
     static const char *const keys[] = { "idset", "nodelist", "reason",
                                         "overwrite", NULL };
@@ -895,14 +885,14 @@ static int check_properties (const struct rp_inventory *inv, const json_t *o,
 
     if (!json_is_object (o))
         return rp_error_set (error, EINVAL, "properties: must be an object");
-    json_object_foreach ((json_t *)o, name, v)
-    {
+    json_object_foreach ((json_t *)o, name, v) {
         struct rp_idset *ids = NULL;
         int rc = rp_rset_property_check (name, error);
         if (rc == 0 && !json_is_string (v))
             rc = rp_error_set (error, EINVAL, "must be an idset string");
-        if (rc == 0 && (!(ids = rp_idset_decode (json_string_value (v), error))
-                        || check_in (inv, ids, error) < 0))
+        if (rc == 0
+            && (!(ids = rp_idset_decode (json_string_value (v), error))
+                || check_in (inv, ids, error) < 0))
             rc = -1;
         rp_idset_destroy (ids);
         if (rc < 0)
@@ -1115,8 +1105,7 @@ static int load (struct rp_inventory *inv, bool write,
     if (warnings)
         rp_diags_add (warnings, RP_DIAG_WARNING,
                       "%s:%zu: incomplete last line (%zu bytes) dropped",
-                      inv->logpath, rp_eventlog_lineno (inv->log) + 1,
-                      dropped);
+                      inv->logpath, rp_eventlog_lineno (inv->log) + 1, dropped);
     return 0;
 }
 
@@ -1210,8 +1199,8 @@ static void reader_skip (struct rp_inventory *inv)
 
 static int push (json_t *a, double ts, const char *name, json_t *ctx)
 {
-    json_t *e = ctx ? json_pack ("{s:f s:s s:o}", "timestamp", ts, "name",
-                                 name, "context", ctx)
+    json_t *e = ctx ? json_pack ("{s:f s:s s:o}", "timestamp", ts, "name", name,
+                                 "context", ctx)
                     : NULL;
 
     return e ? json_array_append_new (a, e) : -1;
@@ -1230,16 +1219,15 @@ static int push_property_diff (json_t *a, const struct rp_rset *from,
 
     if (!pf || !pt || !diff)
         goto done;
-    json_object_foreach (pt, key, v)
-    {
+    json_object_foreach (pt, key, v) {
         struct rp_idset *a1 = rp_idset_decode (json_string_value (v), NULL);
         json_t *o = json_object_get (pf, key);
-        struct rp_idset *b1 = rp_idset_decode (
-            o ? json_string_value (o) : "", NULL);
+        struct rp_idset *b1 =
+            rp_idset_decode (o ? json_string_value (o) : "", NULL);
         struct rp_idset *d = a1 && b1 ? rp_idset_difference (a1, b1) : NULL;
-        int bad = !d || (!rp_idset_empty (d)
-                         && json_object_set_new (diff, key, idset_string (d))
-                                < 0);
+        int bad = !d
+                  || (!rp_idset_empty (d)
+                      && json_object_set_new (diff, key, idset_string (d)) < 0);
         rp_idset_destroy (a1);
         rp_idset_destroy (b1);
         rp_idset_destroy (d);
@@ -1338,16 +1326,14 @@ static json_t *compacted (const struct rp_inventory *inv, double now)
                  define_context (inv->conf, inv->exclude, inv->method))
                < 0
         || push_property_diff (a, inv->conf, inv->R, "property-add", now) < 0
-        || push_property_diff (a, inv->R, inv->conf, "property-remove", now)
-               < 0
+        || push_property_diff (a, inv->R, inv->conf, "property-remove", now) < 0
         || (rp_rset_expiration (inv->R) != rp_rset_expiration (inv->conf)
             && push (a, now, "resource-update",
                      json_pack ("{s:f}", "expiration",
                                 rp_rset_expiration (inv->R)))
                    < 0)
         || (!rp_idset_empty (inv->down)
-            && push (a, now, "down",
-                     inventory_targets_context (inv, inv->down))
+            && push (a, now, "down", inventory_targets_context (inv, inv->down))
                    < 0)
         || inventory_drain_events (a, inv) < 0
         || (!rp_idset_empty (inv->removed)
@@ -1360,8 +1346,8 @@ static json_t *compacted (const struct rp_inventory *inv, double now)
     return a;
 }
 
-int rp_inventory_compact (struct rp_inventory *inv, double now,
-                          size_t *before, size_t *after, rp_error_t *error)
+int rp_inventory_compact (struct rp_inventory *inv, double now, size_t *before,
+                          size_t *after, rp_error_t *error)
 {
     json_t *events;
 
@@ -1441,9 +1427,8 @@ struct rp_idset *rp_inventory_up (const struct rp_inventory *inv)
     return up;
 }
 
-bool rp_inventory_drain_info (const struct rp_inventory *inv,
-                              unsigned int rank, double *timestamp,
-                              const char **reason)
+bool rp_inventory_drain_info (const struct rp_inventory *inv, unsigned int rank,
+                              double *timestamp, const char **reason)
 {
     const struct target *t = inv && inv->R ? target_find (inv, rank) : NULL;
 

@@ -77,8 +77,7 @@ static int only_keys (struct cfg *c, const struct loc *l,
     return 0;
 }
 
-static const char *string_at (struct cfg *c, const struct loc *l,
-                              bool required)
+static const char *string_at (struct cfg *c, const struct loc *l, bool required)
 {
     if (!l->v && !required)
         return NULL;
@@ -189,8 +188,8 @@ static int pairs_add_entry (struct cfg *c, struct pairs *ps,
         char *host = rp_hostlist_nth (hl, i);
         if (!host)
             goto nomem;
-        ps->p[ps->n] = (struct pair){ .host = host, .seq = ps->n,
-                                      .entry = entry };
+        ps->p[ps->n] =
+            (struct pair){ .host = host, .seq = ps->n, .entry = entry };
         ps->n++;
     }
     rp_hostlist_destroy (hl);
@@ -252,7 +251,8 @@ static int pairs_rank (struct pairs *ps)
     return 0;
 }
 
-/* --- building R ------------------------------------------------------------ */
+/* --- building R ------------------------------------------------------------
+ */
 
 struct acc {
     const char *host;
@@ -261,8 +261,7 @@ struct acc {
 };
 
 static int acc_merge (struct acc *a, const char *host,
-                      const struct rp_idset *cores,
-                      const struct rp_idset *gpus)
+                      const struct rp_idset *cores, const struct rp_idset *gpus)
 {
     a->host = host;
     if (!a->cores && !(a->cores = rp_idset_create ()))
@@ -284,8 +283,8 @@ struct entry {
 static int read_entries (struct cfg *c, const struct loc *config,
                          struct entry *e, struct pairs *ps)
 {
-    static const char *const keys[] = { "hosts", "cores", "gpus",
-                                        "properties", NULL };
+    static const char *const keys[] = { "hosts", "cores", "gpus", "properties",
+                                        NULL };
 
     for (size_t i = 0; i < json_array_size (config->v); i++) {
         struct loc l = at_index (config, i);
@@ -355,13 +354,12 @@ static struct rp_rset *build (struct cfg *c, const struct loc *config,
             < 0)
             goto fail;
     for (size_t i = 0; i < json_array_size (config->v); i++) {
-        json_t *props = json_object_get (json_array_get (config->v, i),
-                                         "properties");
+        json_t *props =
+            json_object_get (json_array_get (config->v, i), "properties");
         for (size_t k = 0; k < json_array_size (props); k++)
-            if (rp_rset_property_add (R,
-                                      json_string_value (
-                                          json_array_get (props, k)),
-                                      e[i].ranks, c->error)
+            if (rp_rset_property_add (
+                    R, json_string_value (json_array_get (props, k)),
+                    e[i].ranks, c->error)
                 < 0)
                 goto fail;
     }
@@ -471,7 +469,8 @@ static int check_block (struct cfg *c, const struct loc *top,
         return fail (c, top, "resources: missing");
     if (!json_is_object (res->v))
         return fail (c, res, "must be a mapping");
-    if (only_keys (c, res, keys) < 0 || (state.v && !string_at (c, &state, true)))
+    if (only_keys (c, res, keys) < 0
+        || (state.v && !string_at (c, &state, true)))
         return -1;
     if (config == path)
         return fail (c, res,

@@ -95,9 +95,8 @@ static struct rp_idset *decode_targets (struct import *im, const char *name,
         goto nomem;
     for (unsigned int r = rp_idset_first (ids); r != RP_IDSET_INVALID_ID;
          r = rp_idset_next (ids, r)) {
-        bool named = hl && rp_hostlist_nth_buf (hl, index++, host,
-                                                sizeof (host))
-                               == 0;
+        bool named =
+            hl && rp_hostlist_nth_buf (hl, index++, host, sizeof (host)) == 0;
         long m = inventory_rank_of_host (im->R, r, named ? host : NULL);
         if (m >= 0 && rp_idset_add (out, (unsigned int)m) < 0)
             goto nomem;
@@ -178,8 +177,7 @@ static int do_init (struct import *im, const json_t *ctx, rp_error_t *error)
     im->st.ignored += im->since_init;
     im->st.used -= im->since_init;
     im->since_init = 0;
-    json_object_foreach (drain, key, v)
-    {
+    json_object_foreach (drain, key, v) {
         json_t *t = json_object_get (v, "timestamp");
         const char *reason = NULL;
         struct rp_idset *ids;
@@ -266,9 +264,8 @@ static bool same_drain (const struct rp_inventory *a,
 
 static int log_undrain (struct import *im, double now, rp_error_t *error)
 {
-    struct rp_idset *ids =
-        rp_idset_difference (rp_inventory_drained (im->inv),
-                             rp_inventory_drained (im->scratch));
+    struct rp_idset *ids = rp_idset_difference (
+        rp_inventory_drained (im->inv), rp_inventory_drained (im->scratch));
     json_t *o = NULL;
     int rc = -1;
 
@@ -300,16 +297,15 @@ static int log_drain (struct import *im, const json_t *e, rp_error_t *error)
     json_t *ctx = json_object_get (e, "context");
     json_t *r = json_object_get (ctx, "reason");
     const char *reason = r ? json_string_value (r) : NULL;
-    struct rp_idset *ids =
-        rp_idset_decode (json_string_value (json_object_get (ctx, "idset")),
-                         NULL);
+    struct rp_idset *ids = rp_idset_decode (
+        json_string_value (json_object_get (ctx, "idset")), NULL);
     bool same = true;
     int rc = 0;
 
     if (!ids)
         return rp_error_set (error, ENOMEM, "out of memory");
-    for (unsigned int k = rp_idset_first (ids); same && k != RP_IDSET_INVALID_ID;
-         k = rp_idset_next (ids, k))
+    for (unsigned int k = rp_idset_first (ids);
+         same && k != RP_IDSET_INVALID_ID; k = rp_idset_next (ids, k))
         same = same_drain (im->inv, im->scratch, k);
     if (!same) {
         rc = inventory_log (im->inv, "drain", json_incref (ctx), ts, error);
@@ -324,9 +320,8 @@ static int log_drain (struct import *im, const json_t *e, rp_error_t *error)
 
 static int agree (struct import *im, double now, rp_error_t *error)
 {
-    struct rp_idset *ex =
-        rp_idset_intersect (rp_inventory_drained (im->scratch),
-                            rp_inventory_excluded (im->inv));
+    struct rp_idset *ex = rp_idset_intersect (
+        rp_inventory_drained (im->scratch), rp_inventory_excluded (im->inv));
     json_t *events = json_array ();
     size_t i;
     json_t *e;
@@ -343,8 +338,7 @@ static int agree (struct import *im, double now, rp_error_t *error)
     }
     if (log_undrain (im, now, error) < 0)
         goto done;
-    json_array_foreach (events, i, e)
-    {
+    json_array_foreach (events, i, e) {
         if (log_drain (im, e, error) < 0)
             goto done;
     }
@@ -358,8 +352,7 @@ done:
 
 int rp_inventory_import_flux (struct rp_inventory *inv, const char *path,
                               double now, struct rp_diags *warnings,
-                              struct rp_flux_import *stats,
-                              rp_error_t *error)
+                              struct rp_flux_import *stats, rp_error_t *error)
 {
     struct import im = { .inv = inv, .path = path, .warnings = warnings };
     int rc = -1;

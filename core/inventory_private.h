@@ -20,9 +20,8 @@ int inventory_overwrite (enum rp_drain_mode mode);
 /* Change the drain state in memory only, as flux-core's
  * draininfo_drain_rank / draininfo_undrain_rank do for each target of
  * ids (all targets of inv). */
-int inventory_apply_drain (struct rp_inventory *inv,
-                           const struct rp_idset *ids, const char *reason,
-                           int overwrite, double timestamp);
+int inventory_apply_drain (struct rp_inventory *inv, const struct rp_idset *ids,
+                           const char *reason, int overwrite, double timestamp);
 void inventory_apply_undrain (struct rp_inventory *inv,
                               const struct rp_idset *ids);
 

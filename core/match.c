@@ -2614,13 +2614,11 @@ static int hello_take (struct hello *h, rp_vertex_t v, unsigned int rank)
     if (rc < 0)
         return -1;
     if (rc == 0)
-        return rp_error_set (h->x.error, EBUSY,
-                             "rank %u (%s): %s%jd is held by another job",
-                             rank, rp_graph_vertex_name (h->x.g,
-                                                         rp_graph_target (
-                                                             h->x.g, v)),
-                             rp_graph_vertex_type (h->x.g, v),
-                             (intmax_t)rp_graph_vertex_id (h->x.g, v));
+        return rp_error_set (
+            h->x.error, EBUSY, "rank %u (%s): %s%jd is held by another job",
+            rank, rp_graph_vertex_name (h->x.g, rp_graph_target (h->x.g, v)),
+            rp_graph_vertex_type (h->x.g, v),
+            (intmax_t)rp_graph_vertex_id (h->x.g, v));
     return 0;
 }
 
@@ -2648,7 +2646,8 @@ static int hello_kind (struct hello *h, rp_vertex_t t, unsigned int rank,
         else if ((rc = hello_take (h, v, rank)) == 0)
             found++;
     }
-    if (rc == 0 && found < want && (missing = rp_idset_difference (ids, seen))) {
+    if (rc == 0 && found < want
+        && (missing = rp_idset_difference (ids, seen))) {
         rc = rp_error_set (h->x.error, ENOENT, "rank %u (%s): no %s %u", rank,
                            rp_graph_vertex_name (h->x.g, t), type,
                            rp_idset_first (missing));
@@ -2688,8 +2687,9 @@ int rp_matcher_hello (struct rp_matcher *m, uint64_t jobid,
     if (rp_rset_ntargets (R) == 0)
         return rp_error_set (error, EINVAL, "job %ju: R has no targets",
                              (uintmax_t)jobid);
-    h.x = (struct rp_match){ .m = m, .g = m->g, .s = graph_live (m->g),
-                             .error = error };
+    h.x = (struct rp_match){
+        .m = m, .g = m->g, .s = graph_live (m->g), .error = error
+    };
     (void)new_epoch (m);
     if (hello_holds (&h, R) < 0)
         goto undo;

@@ -88,8 +88,8 @@ json_t *rp_acquire_producer_first (struct rp_acquire_producer *p,
  * says now: 1 and *response (new reference), 0 when nothing changed, -1
  * on error (EINVAL before the first response). */
 int rp_acquire_producer_next (struct rp_acquire_producer *p,
-                              const struct rp_inventory *inv,
-                              json_t **response, rp_error_t *error);
+                              const struct rp_inventory *inv, json_t **response,
+                              rp_error_t *error);
 
 /* A response as the bytes flux-core sends: compact, keys in insertion
  * order, no newline.  Caller must free. */
@@ -116,8 +116,7 @@ int rp_acquire_consumer_apply (struct rp_acquire_consumer *c,
  * execution target" (rp_matcher_hello). */
 int rp_acquire_consumer_hello (struct rp_acquire_consumer *c, uint64_t jobid,
                                const struct rp_rset *R,
-                               const struct rp_idset *free,
-                               rp_error_t *error);
+                               const struct rp_idset *free, rp_error_t *error);
 
 struct rp_matcher *rp_acquire_consumer_matcher (struct rp_acquire_consumer *c);
 /* The resources as the responses made them (properties and expiration

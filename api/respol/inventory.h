@@ -139,8 +139,7 @@ int rp_inventory_define (struct rp_inventory *inv, const struct rp_rset *R,
 
 int rp_inventory_drain (struct rp_inventory *inv,
                         const struct rp_idset *targets, const char *reason,
-                        enum rp_drain_mode mode, double now,
-                        rp_error_t *error);
+                        enum rp_drain_mode mode, double now, rp_error_t *error);
 int rp_inventory_undrain (struct rp_inventory *inv,
                           const struct rp_idset *targets, const char *reason,
                           enum rp_drain_mode mode, double now,
@@ -169,8 +168,8 @@ int rp_inventory_expire (struct rp_inventory *inv, double expiration,
 /* Replace the log with the events that give the current state (atomic
  * rename; see respol/eventlog.h).  *before, *after (may be NULL): events
  * in the log before and after. */
-int rp_inventory_compact (struct rp_inventory *inv, double now,
-                          size_t *before, size_t *after, rp_error_t *error);
+int rp_inventory_compact (struct rp_inventory *inv, double now, size_t *before,
+                          size_t *after, rp_error_t *error);
 
 /* Read what writers appended since (at most max events; 0: all).  When
  * the log was replaced (compacted, repaired), it is read again from the
@@ -195,9 +194,8 @@ const struct rp_idset *rp_inventory_removed (const struct rp_inventory *inv);
 struct rp_idset *rp_inventory_up (const struct rp_inventory *inv);
 /* The drain time and reason (NULL: none; borrowed) of a drained target;
  * false when rank is not drained. */
-bool rp_inventory_drain_info (const struct rp_inventory *inv,
-                              unsigned int rank, double *timestamp,
-                              const char **reason);
+bool rp_inventory_drain_info (const struct rp_inventory *inv, unsigned int rank,
+                              double *timestamp, const char **reason);
 /* Events in the log (replayed and appended), and its path (NULL in
  * memory). */
 size_t rp_inventory_nevents (const struct rp_inventory *inv);
@@ -233,13 +231,13 @@ struct rp_rset *rp_inventory_config_rset (const json_t *root,
 
 /* What rp_inventory_import_flux read. */
 struct rp_flux_import {
-    size_t events;    /* events in the log */
-    size_t used;      /* drain and undrain events applied */
-    size_t ignored;   /* events of other names, and those before the last
-                       * resource-init */
-    size_t skipped;   /* targets of drain/undrain not in the inventory */
-    size_t drained;   /* targets drained after the import */
-    size_t logged;    /* events added to the inventory's log */
+    size_t events;  /* events in the log */
+    size_t used;    /* drain and undrain events applied */
+    size_t ignored; /* events of other names, and those before the last
+                     * resource-init */
+    size_t skipped; /* targets of drain/undrain not in the inventory */
+    size_t drained; /* targets drained after the import */
+    size_t logged;  /* events added to the inventory's log */
 };
 
 /* Read a Flux instance's resource event log (KVS resource.eventlog, as
@@ -255,8 +253,7 @@ struct rp_flux_import {
  * stats (may be NULL) gets the counts. */
 int rp_inventory_import_flux (struct rp_inventory *inv, const char *path,
                               double now, struct rp_diags *warnings,
-                              struct rp_flux_import *stats,
-                              rp_error_t *error);
+                              struct rp_flux_import *stats, rp_error_t *error);
 
 #ifdef __cplusplus
 }

@@ -111,8 +111,7 @@ struct rp_rset *rp_matcher_allocate (struct rp_matcher *m, uint64_t jobid,
  * free)?  Returns 0, or -1 with ENODEV and the reason (as above), EPROTO
  * or EINVAL. */
 int rp_matcher_satisfiability (struct rp_matcher *m,
-                               const struct rp_jobspec *js,
-                               rp_error_t *error);
+                               const struct rp_jobspec *js, rp_error_t *error);
 
 /* Free everything job jobid holds.  ENOENT for an unknown job. */
 int rp_matcher_free (struct rp_matcher *m, uint64_t jobid, rp_error_t *error);
@@ -183,8 +182,7 @@ int rp_matcher_hello (struct rp_matcher *m, uint64_t jobid,
  * no longer count for satisfiability.  Removing a removed target again
  * does nothing.  ENOENT for a rank with no target (nothing removed). */
 int rp_matcher_remove_targets (struct rp_matcher *m,
-                               const struct rp_idset *ranks,
-                               rp_error_t *error);
+                               const struct rp_idset *ranks, rp_error_t *error);
 /* The removed ranks: borrowed, NULL when none was ever removed. */
 const struct rp_idset *rp_matcher_removed (const struct rp_matcher *m);
 
@@ -197,8 +195,7 @@ const struct rp_idset *rp_matcher_removed (const struct rp_matcher *m);
  * Borrowed from cfg.  NULL with errno and error on failure (the loader's
  * message). */
 const struct rp_plugin *rp_config_policy (struct rp_config *cfg,
-                                          const char *name,
-                                          rp_error_t *error);
+                                          const char *name, rp_error_t *error);
 
 #ifdef __cplusplus
 }

@@ -237,7 +237,8 @@ static char *join (int argc, char **argv)
     return s;
 }
 
-/* --- defining the resources ------------------------------------------------ */
+/* --- defining the resources ------------------------------------------------
+ */
 
 static struct rp_rset *config_rset (const char *path, struct rp_idset **ex)
 {
@@ -257,8 +258,7 @@ static struct rp_rset *config_rset (const char *path, struct rp_idset **ex)
 static char *config_state (const char *path)
 {
     struct rp_doc *doc = rp_doc_load_file (path, RP_DOC_AUTO, NULL);
-    json_t *res = doc ? json_object_get (rp_doc_root (doc), "resources")
-                      : NULL;
+    json_t *res = doc ? json_object_get (rp_doc_root (doc), "resources") : NULL;
     const char *s = json_string_value (json_object_get (res, "state"));
     char *copy = s ? strdup (s) : NULL;
 
@@ -371,8 +371,7 @@ static void group_add (struct groups *gs, const char *state, bool up,
 }
 
 /* The state of rank as status names it. */
-static const char *state_of (const struct rp_inventory *inv,
-                             unsigned int rank)
+static const char *state_of (const struct rp_inventory *inv, unsigned int rank)
 {
     if (rp_idset_test (rp_inventory_excluded (inv), rank))
         return "exclude";
@@ -441,9 +440,9 @@ static json_t *group_json (const struct rp_inventory *inv,
     size_t n;
     char *nl = nodelist_of (inv, g->ranks, &n);
     char *ranks = encode_ids (g->ranks);
-    json_t *o = json_pack ("{s:s s:b s:s s:s s:I}", "state", g->state, "up",
-                           g->up, "ranks", ranks, "nodelist", nl, "nnodes",
-                           (json_int_t)n);
+    json_t *o =
+        json_pack ("{s:s s:b s:s s:s s:I}", "state", g->state, "up", g->up,
+                   "ranks", ranks, "nodelist", nl, "nnodes", (json_int_t)n);
 
     if (o && g->timestamp > 0)
         json_object_set_new (o, "timestamp", json_real (g->timestamp));
@@ -486,8 +485,8 @@ static int reason_width (const struct groups *gs, bool *any)
 }
 
 static void print_status_line (const struct rp_inventory *inv,
-                               const struct group *g, bool drainfmt,
-                               bool extra, int rw)
+                               const struct group *g, bool drainfmt, bool extra,
+                               int rw)
 {
     char state[32], tbuf[64];
     size_t n;
@@ -526,8 +525,8 @@ static int show_status (struct ctx *c, bool drainfmt)
         printf ("%-12s %-8s %-*s %s\n", "TIME", "STATE", rw, "REASON",
                 "NODELIST");
     else if (!c->o->no_header && extra)
-        printf ("%12s %s %6s %-12s %-*s %s\n", "STATE", "UP", "NNODES",
-                "TIME", rw, "REASON", "NODELIST");
+        printf ("%12s %s %6s %-12s %-*s %s\n", "STATE", "UP", "NNODES", "TIME",
+                rw, "REASON", "NODELIST");
     else if (!c->o->no_header)
         printf ("%12s %s %6s %s\n", "STATE", "UP", "NNODES", "NODELIST");
     for (size_t i = 0; i < gs.n; i++)
@@ -543,7 +542,8 @@ static int cmd_status (struct ctx *c)
     return show_status (c, false);
 }
 
-/* --- list ------------------------------------------------------------------ */
+/* --- list ------------------------------------------------------------------
+ */
 
 struct line {
     const char *state;
@@ -564,8 +564,7 @@ static char *props_of (const struct rp_rset *R, unsigned int rank)
         len += strlen (name) + 1;
     if (!(s = calloc (1, len)))
         cmd_die (SUB, "out of memory");
-    json_object_foreach (all, name, v)
-    {
+    json_object_foreach (all, name, v) {
         struct rp_idset *ids = rp_idset_decode (json_string_value (v), NULL);
         if (ids && rp_idset_test (ids, rank)) {
             if (*s)
@@ -642,8 +641,7 @@ static void count_of (const struct rp_inventory *inv,
     rp_rset_destroy (R);
 }
 
-static json_t *line_json (const struct rp_inventory *inv,
-                          const struct line *l)
+static json_t *line_json (const struct rp_inventory *inv, const struct line *l)
 {
     size_t n;
     long cores, gpus;
@@ -758,7 +756,8 @@ static int cmd_list (struct ctx *c)
     return 0;
 }
 
-/* --- operations ------------------------------------------------------------ */
+/* --- operations ------------------------------------------------------------
+ */
 
 static enum rp_drain_mode mode_of (const struct options *o)
 {
@@ -785,8 +784,8 @@ static int cmd_drain (struct ctx *c)
         cmd_usage_error (SUB, "drain: --json only without TARGETS");
     ids = targets (c, c->argv[0]);
     reason = join (c->argc - 1, c->argv + 1);
-    rc = rp_inventory_drain (c->inv, ids, reason, mode_of (c->o),
-                             now_of (c->o), &e);
+    rc = rp_inventory_drain (c->inv, ids, reason, mode_of (c->o), now_of (c->o),
+                             &e);
     if (rc < 0 && errno == EEXIST)
         cmd_die (SUB, "%s (-f replaces the reason, -u keeps it)", e.text);
     if (rc < 0)
@@ -925,8 +924,7 @@ static int cmd_import (struct ctx *c)
         cmd_usage_error (SUB, "import-flux-eventlog: one FILE argument");
     if (!w)
         cmd_die (SUB, "out of memory");
-    if (rp_inventory_import_flux (c->inv, c->argv[0], now_of (c->o), w, &st,
-                                  &e)
+    if (rp_inventory_import_flux (c->inv, c->argv[0], now_of (c->o), w, &st, &e)
         < 0) {
         print_warnings (w);
         cmd_die (SUB, "%s", e.text);
@@ -939,7 +937,8 @@ static int cmd_import (struct ctx *c)
     return 0;
 }
 
-/* --- acquire --------------------------------------------------------------- */
+/* --- acquire ---------------------------------------------------------------
+ */
 
 static void print_response (const json_t *o)
 {
@@ -995,7 +994,8 @@ static int cmd_acquire (struct ctx *c)
     return 0;
 }
 
-/* --- the command ------------------------------------------------------------ */
+/* --- the command ------------------------------------------------------------
+ */
 
 static const struct subcommand subcommands[] = {
     { "list", F_LIST, cmd_list, "" },
@@ -1040,8 +1040,7 @@ static void set_option (struct options *o, int c)
     else if (c == OPT_FOLLOW)
         o->follow = true;
     else if (cmd_parse_now (optarg, &o->now) < 0)
-        cmd_usage_error (SUB, "--now: '%s' is not a number of seconds",
-                         optarg);
+        cmd_usage_error (SUB, "--now: '%s' is not a number of seconds", optarg);
 }
 
 /* Options and arguments, in any order (arguments after "--" are never
@@ -1073,8 +1072,7 @@ static int parse (struct options *o, int argc, char **argv, char **args)
     return nargs;
 }
 
-static void check_options (const struct options *o,
-                           const struct subcommand *s)
+static void check_options (const struct options *o, const struct subcommand *s)
 {
     int defs = !!o->resources + !!o->R + !!o->xml + !!o->local;
 
@@ -1086,8 +1084,10 @@ static void check_options (const struct options *o,
         cmd_usage_error (SUB, "--exclude is for -R, --local and --xml (a "
                               "resources file has its own exclude)");
     if ((o->json || o->no_header) && !(s->flags & F_LIST))
-        cmd_usage_error (SUB, "%s: --json and -n are for list, status and "
-                              "drain", s->name);
+        cmd_usage_error (SUB,
+                         "%s: --json and -n are for list, status and "
+                         "drain",
+                         s->name);
     if ((o->force || o->update) && !(s->flags & F_MODES))
         cmd_usage_error (SUB, "%s: -f and -u are for drain and undrain",
                          s->name);
@@ -1112,8 +1112,7 @@ static const char *state_dir (struct options *o)
 
 static const struct subcommand *find_subcommand (const char *name)
 {
-    for (size_t i = 0; i < sizeof (subcommands) / sizeof (subcommands[0]);
-         i++)
+    for (size_t i = 0; i < sizeof (subcommands) / sizeof (subcommands[0]); i++)
         if (!strcmp (subcommands[i].name, name))
             return &subcommands[i];
     cmd_usage_error (SUB, "unknown subcommand '%s'", name);

@@ -471,8 +471,8 @@ static json_t *target_states (const struct query *q)
         else
             n[rp_graph_vertex_state (g, v)]++;
     }
-    return json_pack ("{s:I s:I s:I s:I}", "up", n[0], "down", n[1],
-                      "drained", n[2], "removed", n[3]);
+    return json_pack ("{s:I s:I s:I s:I}", "up", n[0], "down", n[1], "drained",
+                      n[2], "removed", n[3]);
 }
 
 static void cmd_stat_line (struct query *q)
@@ -639,14 +639,13 @@ static int hello (struct query *q, uint64_t jobid, const struct rp_rset *R,
     int rc = 0;
 
     if (q->consumer)
-        return rp_acquire_consumer_hello (q->consumer, jobid, R, free_ranks,
-                                          e);
+        return rp_acquire_consumer_hello (q->consumer, jobid, R, free_ranks, e);
     if (!(keep = rp_idset_copy (rp_rset_ranks (R)))
         || (free_ranks && rp_idset_subtract (keep, free_ranks) < 0)
         || !(held = rp_rset_copy_ranks (R, keep)))
         cmd_die (SUB, "out of memory");
-    if (!rp_idset_empty (keep) && (rc = rp_matcher_hello (q->m, jobid, held, e))
-                                      < 0)
+    if (!rp_idset_empty (keep)
+        && (rc = rp_matcher_hello (q->m, jobid, held, e)) < 0)
         rp_error_prefix (e, "job %ju", (uintmax_t)jobid);
     rp_rset_destroy (held);
     rp_idset_destroy (keep);

@@ -78,7 +78,8 @@ static const char *next (struct rp_acquire_producer *p,
     "\"children\":{\"core\":\"0-3\"}}],\"starttime\":0,\"expiration\":0,"      \
     "\"nodelist\":[\"node[0-3]\"],\"properties\":{\"fast\":\"2-3\"}}}"
 
-/* --- producer -------------------------------------------------------------- */
+/* --- producer --------------------------------------------------------------
+ */
 
 static void test_producer (void)
 {
@@ -116,7 +117,7 @@ static void test_producer (void)
         { "down", "1-2", "{\"down\":\"1-2\"}" },
         { "up", "2", "{\"up\":\"2\"}" },
         { "drain", "2", "{\"down\":\"2\"}" },
-        { "down", "2", "(none)" }, /* already down to a scheduler */
+        { "down", "2", "(none)" },    /* already down to a scheduler */
         { "undrain", "2", "(none)" }, /* still down */
         { "up", "2", "{\"up\":\"2\"}" },
         { "shrink", "3", "{\"down\":\"3\",\"shrink\":\"3\"}" },
@@ -140,12 +141,13 @@ static void test_producer (void)
         const char *t = arg;
         int rc;
         if (strchr (arg, ':')) {
-            snprintf (name, sizeof (name), "%.*s", (int)(strchr (arg, ':') - arg),
-                      arg);
+            snprintf (name, sizeof (name), "%.*s",
+                      (int)(strchr (arg, ':') - arg), arg);
             t = strchr (arg, ':') + 1;
         }
         if (!strcmp (op, "drain"))
-            rc = rp_inventory_drain (inv, ids (t), "r", RP_DRAIN_DEFAULT, 20, &e);
+            rc = rp_inventory_drain (inv, ids (t), "r", RP_DRAIN_DEFAULT, 20,
+                                     &e);
         else if (!strcmp (op, "undrain"))
             rc = rp_inventory_undrain (inv, ids (t), NULL, RP_DRAIN_DEFAULT, 20,
                                        &e);
@@ -194,8 +196,7 @@ static void test_keys (void)
     rp_inventory_expire (inv, 77, 1, NULL);
     ok (rp_acquire_producer_next (p, inv, &o, NULL) == 1,
         "several changes at once make one response");
-    json_object_foreach (o, key, v)
-    {
+    json_object_foreach (o, key, v) {
         strcat (order, key);
         strcat (order, " ");
         if (!strcmp (key, "expiration"))
@@ -243,7 +244,8 @@ static void test_redefine (void)
     rp_rset_destroy (R3);
 }
 
-/* --- consumer -------------------------------------------------------------- */
+/* --- consumer --------------------------------------------------------------
+ */
 
 /* RFC 28's examples. */
 static const char *rfc_initial =
@@ -399,8 +401,8 @@ static struct rp_jobspec *job (int nodes, const char *constraint)
               "attributes: {system: {duration: 0%s%s}}\n",
               nodes, constraint ? ", constraints: " : "",
               constraint ? constraint : "");
-    if (!(js = rp_jobspec_load (buf, strlen (buf), "job",
-                                RP_JOBSPEC_CANONICAL, NULL)))
+    if (!(js = rp_jobspec_load (buf, strlen (buf), "job", RP_JOBSPEC_CANONICAL,
+                                NULL)))
         BAIL_OUT ("jobspec");
     return js;
 }
@@ -440,8 +442,7 @@ static void test_consumer_matching (void)
     ok (apply (c, "{\"property-remove\":{\"foo\":\"5\"}}", &e) == 0
             && rp_matcher_satisfiability (m, jfoo, &e) < 0 && errno == ENODEV,
         "foo removed: a job wanting foo is never satisfiable");
-    ok (apply (c, "{\"down\":\"3\",\"shrink\":\"3\"}", &e) == 0,
-        "3 removed");
+    ok (apply (c, "{\"down\":\"3\",\"shrink\":\"3\"}", &e) == 0, "3 removed");
     errno = 0;
     ok (rp_matcher_satisfiability (m, j6, &e) < 0 && errno == ENODEV,
         "6 nodes are never satisfiable any more: removed targets do not "
@@ -516,8 +517,7 @@ static void test_hello (void)
     free (a);
     free (b);
     ok (rp_matcher_check (m, &e) == 0, "the state is consistent");
-    ok (!rp_idset_test (rp_acquire_consumer_up (c), 4),
-        "4 stays down");
+    ok (!rp_idset_test (rp_acquire_consumer_up (c), 4), "4 stays down");
     ok (rp_acquire_consumer_hello (c, 42, R, NULL, &e) < 0 && errno == EEXIST,
         "the same job twice: EEXIST");
     ok (rp_acquire_consumer_hello (c, 43, R, NULL, &e) < 0 && errno == EBUSY,
@@ -582,8 +582,7 @@ static void test_round_trip (void)
     up = rp_inventory_up (inv);
     ok (rp_idset_equal (up, rp_acquire_consumer_up (c))
             && rp_idset_equal (rp_acquire_consumer_removed (c), ids ("2"))
-            && rp_rset_has_property (rp_acquire_consumer_resources (c), 1,
-                                     "y"),
+            && rp_rset_has_property (rp_acquire_consumer_resources (c), 1, "y"),
         "the consumer's up, removed and properties are the inventory's");
     rp_idset_destroy (up);
     json_decref (first);

@@ -55,7 +55,8 @@ static const struct check_case checks[] = {
     { "{\"timestamp\":1,\"name\":\"x\"} {}", "not JSON: " },
     { "{\"timestamp\":0,\"name\":\"x\"}", "timestamp: must be a number > 0" },
     { "{\"timestamp\":-1,\"name\":\"x\"}", "timestamp: must be a number > 0" },
-    { "{\"timestamp\":\"1\",\"name\":\"x\"}", "timestamp: must be a number > 0" },
+    { "{\"timestamp\":\"1\",\"name\":\"x\"}",
+      "timestamp: must be a number > 0" },
     { "{\"name\":\"x\"}", "timestamp: must be a number > 0" },
     { "{\"timestamp\":1}", "name: must be a non-empty string" },
     { "{\"timestamp\":1,\"name\":\"\"}", "name: must be a non-empty string" },
@@ -76,12 +77,13 @@ static void test_check (void)
         const json_t *ctx;
         json_t *ev = NULL;
         rp_error_t e = { "" };
-        int rc = rp_eventlog_check (c->line, strlen (c->line), &ts, &name,
-                                    &ctx, &ev, &e);
+        int rc = rp_eventlog_check (c->line, strlen (c->line), &ts, &name, &ctx,
+                                    &ev, &e);
         if (!c->error)
             ok (rc == 0 && ev, "check '%s' is an event", c->line);
         else
-            ok (rc < 0 && errno == EINVAL && strstr (e.text, c->error) == e.text,
+            ok (rc < 0 && errno == EINVAL
+                    && strstr (e.text, c->error) == e.text,
                 "check '%s': %s (got '%s')", c->line, c->error, e.text);
         json_decref (ev);
     }
@@ -247,9 +249,9 @@ static void test_long_line (void)
 
 static void test_replace (void)
 {
-    json_t *events = json_pack ("[{s:f s:s} {s:f s:s s:{s:s}}]", "timestamp",
-                                1.0, "name", "a", "timestamp", 2.5, "name",
-                                "b", "context", "k", "v");
+    json_t *events =
+        json_pack ("[{s:f s:s} {s:f s:s s:{s:s}}]", "timestamp", 1.0, "name",
+                   "a", "timestamp", 2.5, "name", "b", "context", "k", "v");
     rp_error_t e;
     struct stat st;
 
@@ -258,8 +260,7 @@ static void test_replace (void)
         "{\"timestamp\":1.0,\"name\":\"a\"}\n"
         "{\"timestamp\":2.5,\"name\":\"b\",\"context\":{\"k\":\"v\"}}\n",
         "the new log holds the events");
-    ok (stat (path, &st) == 0 && (st.st_mode & 0777) == 0644,
-        "with mode 0644");
+    ok (stat (path, &st) == 0 && (st.st_mode & 0777) == 0644, "with mode 0644");
     json_array_clear (events);
     ok (rp_eventlog_replace (path, events, &e) == 0 && access (path, F_OK) < 0,
         "an empty list removes the log (never an empty log)");

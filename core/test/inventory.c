@@ -84,8 +84,8 @@ static char *read_file (const char *p)
 static struct rp_rset *config (const char *yaml, struct rp_idset **ex,
                                rp_error_t *e)
 {
-    struct rp_doc *doc = rp_doc_load (yaml, strlen (yaml), "res.yaml",
-                                      RP_DOC_YAML, e);
+    struct rp_doc *doc =
+        rp_doc_load (yaml, strlen (yaml), "res.yaml", RP_DOC_YAML, e);
     struct rp_rset *R;
 
     if (!doc)
@@ -135,27 +135,38 @@ static void test_config (void)
           "res.yaml:2:3: resources: needs config or path" },
         { "resources:\n  path: R.json\n  config: []\n",
           "res.yaml:2:3: resources: config and path are exclusive" },
-        { "resources:\n  confg: []\n", "res.yaml:2:3: resources.confg: unknown key" },
-        { "resources:\n  config: []\n",
-          "res.yaml:2:11: resources.config: must be a non-empty list of entries" },
+        { "resources:\n  confg: []\n",
+          "res.yaml:2:3: resources.confg: unknown key" },
+        { "resources:\n  config: []\n", "res.yaml:2:11: resources.config: must "
+                                        "be a non-empty list of entries" },
         { "resources:\n  config:\n    - cores: 0-1\n",
           "res.yaml:3:7: resources.config[0]: hosts: missing" },
         { "resources:\n  config:\n    - hosts: 'n[1-'\n",
-          "res.yaml:3:14: resources.config[0].hosts: hostlist: \"n[1-\": missing ']' at offset 4" },
+          "res.yaml:3:14: resources.config[0].hosts: hostlist: \"n[1-\": "
+          "missing ']' at offset 4" },
         { "resources:\n  config:\n    - hosts: n1\n      cores: 3,2\n",
-          "res.yaml:4:14: resources.config[0].cores: idset: \"3,2\": ids not ascending at offset 2" },
-        { "resources:\n  config:\n    - hosts: n1\n      cores: 0\n      color: red\n",
+          "res.yaml:4:14: resources.config[0].cores: idset: \"3,2\": ids not "
+          "ascending at offset 2" },
+        { "resources:\n  config:\n    - hosts: n1\n      cores: 0\n      "
+          "color: red\n",
           "res.yaml:5:7: resources.config[0].color: unknown key" },
-        { "resources:\n  config:\n    - hosts: n1\n      cores: 0\n      properties: [a, 'b|c']\n",
-          "res.yaml:5:23: resources.config[0].properties[1]: property name \"b|c\": illegal character '|' at offset 1" },
-        { "resources:\n  config:\n    - hosts: n[1-3]\n      cores: 0\n    - hosts: n[4-5]\n",
+        { "resources:\n  config:\n    - hosts: n1\n      cores: 0\n      "
+          "properties: [a, 'b|c']\n",
+          "res.yaml:5:23: resources.config[0].properties[1]: property name "
+          "\"b|c\": illegal character '|' at offset 1" },
+        { "resources:\n  config:\n    - hosts: n[1-3]\n      cores: 0\n    - "
+          "hosts: n[4-5]\n",
           "res.yaml:3:5: resources.config: n[4-5] assigned no resources" },
-        { "resources:\n  config:\n    - hosts: n1\n      cores: 0\n  exclude: n9\n",
-          "res.yaml:5:12: resources.exclude: host 'n9' is not in the inventory" },
-        { "resources:\n  config:\n    - hosts: n1\n      cores: 0\n  state: 3\n",
+        { "resources:\n  config:\n    - hosts: n1\n      cores: 0\n  exclude: "
+          "n9\n",
+          "res.yaml:5:12: resources.exclude: host 'n9' is not in the "
+          "inventory" },
+        { "resources:\n  config:\n    - hosts: n1\n      cores: 0\n  state: "
+          "3\n",
           "res.yaml:5:10: resources.state: must be a string" },
         { "resources:\n  path: /nonexistent/R.json\n",
-          "res.yaml:2:9: resources.path: /nonexistent/R.json: No such file or directory" },
+          "res.yaml:2:9: resources.path: /nonexistent/R.json: No such file or "
+          "directory" },
     };
     for (size_t i = 0; i < sizeof (bad) / sizeof (bad[0]); i++) {
         e.text[0] = '\0';
@@ -168,8 +179,8 @@ static void test_config (void)
 
 /* --- operations in memory ------------------------------------------------- */
 
-static void drain_is (struct rp_inventory *inv, unsigned int rank,
-                      double time, const char *reason, const char *what)
+static void drain_is (struct rp_inventory *inv, unsigned int rank, double time,
+                      const char *reason, const char *what)
 {
     double t = -1;
     const char *r = "unset";
@@ -177,9 +188,8 @@ static void drain_is (struct rp_inventory *inv, unsigned int rank,
 
     ok (d && t == time
             && ((!reason && !r) || (reason && r && !strcmp (reason, r))),
-        "%s: rank %u drained at %g, reason %s (got %s at %g)", what, rank,
-        time, reason ? reason : "none", d ? (r ? r : "none") : "undrained",
-        t);
+        "%s: rank %u drained at %g, reason %s (got %s at %g)", what, rank, time,
+        reason ? reason : "none", d ? (r ? r : "none") : "undrained", t);
 }
 
 static void test_drain_rules (void)
@@ -231,14 +241,12 @@ static void test_drain_rules (void)
     is (enc (rp_inventory_drained (inv)), "1-2,5", "drained set");
 
     errno = 0;
-    ok (rp_inventory_undrain (inv, ids ("2-3"), NULL, RP_DRAIN_DEFAULT, 110,
-                              &e)
+    ok (rp_inventory_undrain (inv, ids ("2-3"), NULL, RP_DRAIN_DEFAULT, 110, &e)
                 < 0
             && errno == EEXIST,
         "undrain 2-3: 3 is not drained");
     is (e.text, "rank 3 not drained", "says which");
-    ok (rp_inventory_undrain (inv, ids ("2-3"), "ok", RP_DRAIN_UPDATE, 110,
-                              &e)
+    ok (rp_inventory_undrain (inv, ids ("2-3"), "ok", RP_DRAIN_UPDATE, 110, &e)
             == 0,
         "undrain --update 2-3");
     is (enc (rp_inventory_drained (inv)), "1,5", "2 undrained");
@@ -268,7 +276,7 @@ static void test_drain_rules (void)
         rp_idset_destroy (up);
     }
     ok (rp_inventory_drain (inv, ids ("15-17"), "x", RP_DRAIN_DEFAULT, 116, &e)
-            < 0
+                < 0
             && errno == ENOENT,
         "targets outside the inventory: ENOENT");
     is (e.text, "ranks 16-17 are not in the inventory", "named");
@@ -309,7 +317,8 @@ static void test_drain_rules (void)
     rp_rset_destroy (R);
 }
 
-/* --- the log --------------------------------------------------------------- */
+/* --- the log ---------------------------------------------------------------
+ */
 
 static bool same_state (const struct rp_inventory *a,
                         const struct rp_inventory *b)
@@ -317,7 +326,8 @@ static bool same_state (const struct rp_inventory *a,
     const struct rp_idset *d = rp_inventory_drained (a);
 
     if (!rp_rset_equal (rp_inventory_R (a), rp_inventory_R (b))
-        || !rp_idset_equal (rp_inventory_excluded (a), rp_inventory_excluded (b))
+        || !rp_idset_equal (rp_inventory_excluded (a),
+                            rp_inventory_excluded (b))
         || !rp_idset_equal (d, rp_inventory_drained (b))
         || !rp_idset_equal (rp_inventory_down (a), rp_inventory_down (b))
         || !rp_idset_equal (rp_inventory_removed (a), rp_inventory_removed (b)))
@@ -387,8 +397,9 @@ static void test_log (void)
           "{\"timestamp\":24.0,\"name\":\"shrink\",\"context\":{\"idset\":"
           "\"15\",\"nodelist\":\"node15\"}}\n",
           "one line per operation, drain and undrain as flux-core writes them");
-    like (log, "{\"timestamp\":10.0,\"name\":\"resource-define\",\"context\":{"
-               "\"method\":\"configuration\",\"R\":{",
+    like (log,
+          "{\"timestamp\":10.0,\"name\":\"resource-define\",\"context\":{"
+          "\"method\":\"configuration\",\"R\":{",
           "the log starts with the definition");
     ok (rp_inventory_nevents (w) == 7, "7 events");
     r = open_dir (0, warn, &e);
@@ -467,7 +478,8 @@ static void test_hostile (void)
           "drain: idset: ranks 16-4294967294 are not in the inventory" },
         { "{\"timestamp\":2,\"name\":\"drain\",\"context\":{\"idset\":"
           "\"0-4294967295\",\"nodelist\":\"n\"}}",
-          "drain: idset: idset: \"0-4294967295\": id too large (max 4294967294) at offset 2" },
+          "drain: idset: idset: \"0-4294967295\": id too large (max "
+          "4294967294) at offset 2" },
         { "{\"timestamp\":2,\"name\":\"drain\",\"context\":{\"idset\":\"1\","
           "\"nodelist\":\"n\",\"overwrite\":3}}",
           "drain: overwrite: must be 0, 1 or 2" },
@@ -479,7 +491,8 @@ static void test_hostile (void)
           "down: unknown key 'why'" },
         { "{\"timestamp\":2,\"name\":\"property-add\",\"context\":{"
           "\"properties\":{\"a b\":\"1\"}}}",
-          "property-add: properties: property name \"a b\": illegal character ' ' "
+          "property-add: properties: property name \"a b\": illegal character "
+          "' ' "
           "at offset 1" },
         { "{\"timestamp\":2,\"name\":\"property-add\",\"context\":{"
           "\"properties\":{\"a\":\"99\"}}}",
@@ -580,8 +593,7 @@ static void test_compact_and_follow (void)
     ok (rp_inventory_refresh (r, 5, &e) == 5, "the reader reads 5 events");
     ok (rp_inventory_refresh (r, 0, &e) > 0 && same_state (r, w),
         "then the rest: the writer's state");
-    ok (rp_inventory_compact (w, 300, &before, &after, &e) == 0,
-        "compact");
+    ok (rp_inventory_compact (w, 300, &before, &after, &e) == 0, "compact");
     ok (before == 108 && after == 7, "108 events become 7 (got %zu, %zu)",
         before, after);
     again = open_dir (0, NULL, &e);
@@ -597,7 +609,8 @@ static void test_compact_and_follow (void)
     rp_rset_destroy (R);
 }
 
-/* --- Flux ------------------------------------------------------------------ */
+/* --- Flux ------------------------------------------------------------------
+ */
 
 static void test_flux (void)
 {

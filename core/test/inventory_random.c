@@ -259,7 +259,8 @@ static off_t log_size (void)
     return stat (logpath, &st) == 0 ? st.st_size : 0;
 }
 
-/* --- part 1 ---------------------------------------------------------------- */
+/* --- part 1 ----------------------------------------------------------------
+ */
 
 struct run {
     struct model m;
@@ -291,8 +292,9 @@ static int do_op (struct run *x, int op, rp_error_t *e, bool *expect)
 
     if (op < 30) {
         *expect = model_drain (m, set, mode, reason, now);
-        rc = rp_inventory_drain (x->inv, t, reason >= 0 ? reasons[reason] : NULL,
-                                 (enum rp_drain_mode)mode, now, e);
+        rc =
+            rp_inventory_drain (x->inv, t, reason >= 0 ? reasons[reason] : NULL,
+                                (enum rp_drain_mode)mode, now, e);
     } else if (op < 50) {
         *expect = model_undrain (m, set, mode);
         rc = rp_inventory_undrain (x->inv, t, NULL, (enum rp_drain_mode)mode,
@@ -341,8 +343,8 @@ static void reopen (struct run *x)
 static void crash (struct run *x, off_t before, const struct model *saved)
 {
     off_t after = log_size ();
-    off_t cut = rnd (3) == 0 ? after
-                             : before + (off_t)rnd ((unsigned)(after - before));
+    off_t cut =
+        rnd (3) == 0 ? after : before + (off_t)rnd ((unsigned)(after - before));
 
     x->crashes++;
     if (truncate (logpath, cut) < 0)
@@ -384,8 +386,7 @@ static void one_step (struct run *x)
     rc = do_op (x, op, &e, &expect);
     x->ops++;
     if ((rc == 0) != expect)
-        fail_run (x, rc == 0 ? "succeeded, the model says fail" : e.text,
-                  "op");
+        fail_run (x, rc == 0 ? "succeeded, the model says fail" : e.text, "op");
     if (rc < 0) {
         x->m = saved;
         x->failures++;
@@ -458,8 +459,8 @@ static void part1 (void)
     }
     diag ("%zu operations (%zu refused), %zu crashes (%zu lost the operation "
           "under way), %zu restarts, %zu compactions",
-          total.ops, total.failures, total.crashes, total.lost,
-          total.restarts, total.compactions);
+          total.ops, total.failures, total.crashes, total.lost, total.restarts,
+          total.compactions);
     ok (!total.bad, "random operations, crashes and restarts: the inventory "
                     "and the consumer's view are the model's after every step");
     ok (total.ops >= 4000 && total.crashes > 10 && total.lost > 5,
@@ -471,8 +472,8 @@ static void part1 (void)
 /* The Flux instance's ranks map to the inventory's: rank r of Flux is
  * host "n<map[r]>"; map[r] = -1: a host the inventory does not have. */
 struct fluxrun {
-    int n;        /* inventory targets n0..n(n-1) */
-    int fn;       /* Flux ranks */
+    int n;  /* inventory targets n0..n(n-1) */
+    int fn; /* Flux ranks */
     int map[MAXN + 8];
     struct model m; /* drain state of the inventory's targets */
     FILE *f;
@@ -595,17 +596,15 @@ static void flux_init (struct fluxrun *y)
         y->m.t[r].drained = false;
         y->m.t[r].reason = -1;
     }
-    len = (size_t)snprintf (ctx, sizeof (ctx),
-                            "{\"restart\":true,\"drain\":{");
+    len = (size_t)snprintf (ctx, sizeof (ctx), "{\"restart\":true,\"drain\":{");
     for (int r = 0, k = 0; r < y->fn; r++) {
         if (rnd (4) != 0)
             continue;
-        len += (size_t)snprintf (ctx + len, sizeof (ctx) - len,
-                                 "%s\"%d\":{\"timestamp\":%.10f%s%s%s}",
-                                 k++ ? "," : "", r, ts,
-                                 reason >= 0 ? ",\"reason\":\"" : "",
-                                 reason >= 0 ? reasons[reason] : "",
-                                 reason >= 0 ? "\"" : "");
+        len += (size_t)snprintf (
+            ctx + len, sizeof (ctx) - len,
+            "%s\"%d\":{\"timestamp\":%.10f%s%s%s}", k++ ? "," : "", r, ts,
+            reason >= 0 ? ",\"reason\":\"" : "",
+            reason >= 0 ? reasons[reason] : "", reason >= 0 ? "\"" : "");
         if (r < y->n) {
             y->m.t[r].drained = true;
             y->m.t[r].reason = reason;
