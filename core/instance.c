@@ -249,7 +249,7 @@ int rp_instance_submit (struct rp_instance *in, uint64_t id,
     struct rp_job *j;
     char key[32];
 
-    if (!in || !js) {
+    if (!in) {
         rp_jobspec_destroy (js);
         return rp_error_set (error, EINVAL, "invalid argument");
     }

@@ -178,6 +178,10 @@ struct rp_matcher {
     uint64_t *hrows; /* rp_match_held: rows of ntypes counts */
     size_t nhrows;
     size_t hrowcap;
+    /* Acquisition (RFC 28): properties that change, removed targets. */
+    rp_matcher_property_f propfn;
+    void *proparg;
+    struct rp_idset *removed;
 };
 
 /* One request of the jobspec. */
@@ -401,6 +405,7 @@ void rp_matcher_destroy (struct rp_matcher *m)
         free (m->type_target);
         free (m->type_inner);
         json_decref (m->explanation);
+        rp_idset_destroy (m->removed);
         rp_graph_destroy (m->g);
         free (m);
     }
@@ -1134,22 +1139,25 @@ static int candidates_ordered (struct rp_match *x, struct req *q,
 /* --- candidates ----------------------------------------------------------- */
 
 struct propctx {
-    const struct rp_graph *g;
+    const struct rp_matcher *m;
     rp_vertex_t v;
+    unsigned int rank;
 };
 
 static bool has_property (const char *name, void *arg)
 {
     struct propctx *pc = arg;
 
-    return rp_graph_vertex_has_property (pc->g, pc->v, name);
+    if (pc->m->propfn)
+        return pc->m->propfn (pc->rank, name, pc->m->proparg);
+    return rp_graph_vertex_has_property (pc->m->g, pc->v, name);
 }
 
 /* The constraint at target v. */
 static bool constraint_ok (struct rp_match *x, rp_vertex_t v)
 {
-    struct propctx pc = { .g = x->g, .v = v };
     int64_t rank = rp_graph_vertex_rank (x->g, v);
+    struct propctx pc = { .m = x->m, .v = v, .rank = (unsigned int)rank };
 
     if (!x->constraint)
         return true;
@@ -2771,4 +2779,249 @@ uint64_t rp_match_held (const struct rp_match *m, rp_vertex_t v, int t)
         || (size_t)t >= m->m->ntypes || !(row = held_row (m, v)))
         return 0;
     return row[t];
+}
+
+/* --- acquisition (RFC 28) and scheduler restart (RFC 27 hello) ------------
+ *
+ * What a scheduler fed by the resource acquisition protocol needs beyond
+ * allocate and free (core/acquire.c drives these):
+ * - rp_matcher_hello makes a job hold exactly the cores and GPUs its R
+ *   names, as the job manager's hello replays running jobs.  The holds
+ *   are those an allocation of the same cores and GPUs would make
+ *   (exclusive units, ancestors shared), applied with the matcher's own
+ *   take / rollback, so a failure changes nothing.  A target that is
+ *   down or drained now is brought up for the holds and put back: the
+ *   state refuses holds below a vertex that is not up, which is right
+ *   for new allocations and wrong for jobs that were running before.
+ * - rp_matcher_remove_targets takes a target out for good (shrink): down
+ *   in the live state, and held whole in the pristine state, so that
+ *   satisfiability (decided on the pristine state) no longer counts it.
+ * - rp_matcher_set_properties lets constraints read properties that
+ *   change while the matcher runs.
+ */
+
+void rp_matcher_set_properties (struct rp_matcher *m, rp_matcher_property_f fn,
+                                void *arg)
+{
+    if (m) {
+        m->propfn = fn;
+        m->proparg = fn ? arg : NULL;
+    }
+}
+
+const struct rp_idset *rp_matcher_removed (const struct rp_matcher *m)
+{
+    return m ? m->removed : NULL;
+}
+
+/* The target vertex of rank in R, checked against R's host name. */
+static rp_vertex_t hello_target (const struct rp_matcher *m,
+                                 const struct rp_rset *R, unsigned int rank,
+                                 rp_error_t *error)
+{
+    rp_vertex_t v = rp_graph_rank_vertex (m->g, rank);
+    const char *host = rp_rset_hostname (R, rank);
+
+    if (v == RP_VERTEX_NONE) {
+        rp_error_set (error, ENOENT, "rank %u: no such execution target", rank);
+        return RP_VERTEX_NONE;
+    }
+    if (host && strcmp (host, rp_graph_vertex_name (m->g, v)) != 0) {
+        rp_error_set (error, ENOENT, "rank %u: host %s, not %s", rank, host,
+                      rp_graph_vertex_name (m->g, v));
+        return RP_VERTEX_NONE;
+    }
+    return v;
+}
+
+struct saved_state {
+    rp_vertex_t v;
+    enum rp_vertex_state state;
+};
+
+struct hello {
+    struct rp_match x;
+    struct saved_state *saved; /* vertices brought up for the holds */
+    size_t nsaved;
+    size_t savedcap;
+};
+
+/* Bring v and its ancestors up, remembering what they were. */
+static int hello_up (struct hello *h, rp_vertex_t v)
+{
+    for (; v != RP_VERTEX_NONE; v = rp_graph_parent (h->x.g, v)) {
+        enum rp_vertex_state st = rp_graph_vertex_state (h->x.g, v);
+        if (st == RP_VERTEX_UP)
+            continue;
+        if (h->nsaved == h->savedcap
+            && grow ((void **)&h->saved, &h->savedcap, sizeof (*h->saved)) < 0)
+            return -1;
+        h->saved[h->nsaved++] = (struct saved_state){ v, st };
+        (void)rp_graph_set_state (h->x.m->g, v, RP_VERTEX_UP, NULL);
+    }
+    return 0;
+}
+
+static void hello_restore (struct hello *h)
+{
+    while (h->nsaved > 0) {
+        struct saved_state *s = &h->saved[--h->nsaved];
+        (void)rp_graph_set_state (h->x.m->g, s->v, s->state, NULL);
+    }
+}
+
+/* Hold v (a core or GPU of rank), exclusive, and its ancestors shared. */
+static int hello_take (struct hello *h, rp_vertex_t v, unsigned int rank)
+{
+    int rc;
+
+    if (hello_up (h, v) < 0)
+        return nomem (&h->x);
+    rc = take (&h->x, v, rp_graph_vertex_size (h->x.g, v), true, HOLD_UNIT,
+               NO_UNIT);
+    if (rc > 0)
+        rc = hold_ancestors (&h->x, v, NO_UNIT);
+    if (rc < 0)
+        return -1;
+    if (rc == 0)
+        return rp_error_set (
+            h->x.error, EBUSY, "rank %u (%s): %s%jd is held by another job",
+            rank, rp_graph_vertex_name (h->x.g, rp_graph_target (h->x.g, v)),
+            rp_graph_vertex_type (h->x.g, v),
+            (intmax_t)rp_graph_vertex_id (h->x.g, v));
+    return 0;
+}
+
+/* The cores (kind 0) or GPUs (kind 1) of ids below target t. */
+static int hello_kind (struct hello *h, rp_vertex_t t, unsigned int rank,
+                       const char *type, const struct rp_idset *ids)
+{
+    int ti = rp_graph_type_index (h->x.g, type);
+    size_t found = 0, want = rp_idset_count (ids);
+    struct rp_idset *seen = rp_idset_create ();
+    struct rp_idset *missing;
+    int rc = 0;
+
+    if (!seen)
+        return nomem (&h->x);
+    for (rp_vertex_t v = t; want > 0 && v != RP_VERTEX_NONE && rc == 0;
+         v = subtree_next (h->x.g, t, v)) {
+        int64_t id = rp_graph_vertex_id (h->x.g, v);
+        if (rp_graph_vertex_type_index (h->x.g, v) != ti || id < 0
+            || id > UINT32_MAX || !rp_idset_test (ids, (unsigned int)id)
+            || rp_idset_test (seen, (unsigned int)id))
+            continue;
+        if (rp_idset_add (seen, (unsigned int)id) < 0)
+            rc = nomem (&h->x);
+        else if ((rc = hello_take (h, v, rank)) == 0)
+            found++;
+    }
+    if (rc == 0 && found < want
+        && (missing = rp_idset_difference (ids, seen))) {
+        rc = rp_error_set (h->x.error, ENOENT, "rank %u (%s): no %s %u", rank,
+                           rp_graph_vertex_name (h->x.g, t), type,
+                           rp_idset_first (missing));
+        rp_idset_destroy (missing);
+    } else if (rc == 0 && found < want)
+        rc = nomem (&h->x);
+    rp_idset_destroy (seen);
+    return rc;
+}
+
+static int hello_holds (struct hello *h, const struct rp_rset *R)
+{
+    const struct rp_idset *ranks = rp_rset_ranks (R);
+
+    for (unsigned int r = rp_idset_first (ranks); r != RP_IDSET_INVALID_ID;
+         r = rp_idset_next (ranks, r)) {
+        rp_vertex_t t = hello_target (h->x.m, R, r, h->x.error);
+        if (t == RP_VERTEX_NONE
+            || hello_kind (h, t, r, "core", rp_rset_cores (R, r)) < 0
+            || hello_kind (h, t, r, "gpu", rp_rset_gpus (R, r)) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int rp_matcher_hello (struct rp_matcher *m, uint64_t jobid,
+                      const struct rp_rset *R, rp_error_t *error)
+{
+    struct hello h = { 0 };
+    struct job *j = NULL;
+
+    if (!m || !R)
+        return rp_error_set (error, EINVAL, "matcher: bad arguments");
+    if (job_find (m, jobid))
+        return rp_error_set (error, EEXIST, "job %ju already holds resources",
+                             (uintmax_t)jobid);
+    if (rp_rset_ntargets (R) == 0)
+        return rp_error_set (error, EINVAL, "job %ju: R has no targets",
+                             (uintmax_t)jobid);
+    h.x = (struct rp_match){
+        .m = m, .g = m->g, .s = graph_live (m->g), .error = error
+    };
+    (void)new_epoch (m);
+    if (hello_holds (&h, R) < 0)
+        goto undo;
+    if (!(j = job_create (jobid, h.x.log, h.x.nlog, rp_rset_starttime (R),
+                          rp_rset_expiration (R))))
+        goto nomem;
+    if (!(j->R = rset_build (m->g, j->holds, j->nholds, j->starttime,
+                             j->expiration, error)))
+        goto undo;
+    if (job_insert (m, j) < 0)
+        goto nomem;
+    hello_restore (&h);
+    free (h.x.log);
+    free (h.saved);
+    return 0;
+nomem:
+    nomem (&h.x);
+undo:
+    rollback (&h.x, (struct mark){ 0, 0 });
+    hello_restore (&h);
+    job_destroy (j);
+    free (h.x.log);
+    free (h.saved);
+    return -1;
+}
+
+/* Hold the subtree of v whole in the pristine state. */
+static int pristine_take_whole (struct rp_gstate *s, const struct rp_graph *g,
+                                rp_vertex_t t)
+{
+    for (rp_vertex_t v = t; v != RP_VERTEX_NONE; v = subtree_next (g, t, v))
+        if (gstate_take (s, v, rp_graph_vertex_size (g, v), true) < 0)
+            return -1;
+    return 0;
+}
+
+int rp_matcher_remove_targets (struct rp_matcher *m,
+                               const struct rp_idset *ranks, rp_error_t *error)
+{
+    struct rp_gstate *s;
+
+    if (!m || !ranks)
+        return rp_error_set (error, EINVAL, "matcher: bad arguments");
+    for (unsigned int r = rp_idset_first (ranks); r != RP_IDSET_INVALID_ID;
+         r = rp_idset_next (ranks, r))
+        if (rp_graph_rank_vertex (m->g, r) == RP_VERTEX_NONE)
+            return rp_error_set (error, ENOENT,
+                                 "rank %u: no such execution target", r);
+    if ((!m->removed && !(m->removed = rp_idset_create ()))
+        || !(s = graph_pristine (m->g)))
+        return rp_error_set (error, ENOMEM, "out of memory");
+    for (unsigned int r = rp_idset_first (ranks); r != RP_IDSET_INVALID_ID;
+         r = rp_idset_next (ranks, r)) {
+        rp_vertex_t v = rp_graph_rank_vertex (m->g, r);
+        if (rp_idset_test (m->removed, r))
+            continue;
+        if (rp_idset_add (m->removed, r) < 0)
+            return rp_error_set (error, ENOMEM, "out of memory");
+        (void)rp_graph_set_state (m->g, v, RP_VERTEX_DOWN, NULL);
+        if (pristine_take_whole (s, m->g, v) < 0)
+            return rp_error_set (error, EPROTO,
+                                 "rank %u: the pristine state is in use", r);
+    }
+    return 0;
 }

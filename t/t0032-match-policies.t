@@ -480,7 +480,7 @@ test_expect_success 'the match stack commented out in conf/respol.yaml loads' '
 
 # --- what the host refuses ----------------------------------------------------
 
-STAT_FREE='{"jobs":0,"types":{"cluster":{"down":0,"free":1,"total":1},"core":{"down":0,"free":2,"total":2},"node":{"down":0,"free":2,"total":2},"socket":{"down":0,"free":2,"total":2}},"vertices":7}'
+STAT_FREE='{"jobs":0,"targets":{"down":0,"drained":0,"removed":0,"up":2},"types":{"cluster":{"down":0,"free":1,"total":1},"core":{"down":0,"free":2,"total":2},"node":{"down":0,"free":2,"total":2},"socket":{"down":0,"free":2,"total":2}},"vertices":7}'
 
 test_expect_success 'bad-order: not a permutation; nothing allocated' '
 	cat >expected <<-EOF &&

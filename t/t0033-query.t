@@ -67,7 +67,7 @@ test_expect_success 'every command, -F short: output, errors that go on, exit 1'
 	1: node0: core[0-1] gpu[0]; node1: core[0-1] gpu[0]
 	1: node1: core[0-1] gpu[0]
 	3: node0: core[0]; node1: core[2]; node2: core[0]
-	{"jobs":2,"types":{"cluster":{"down":0,"free":0,"total":1},"core":{"down":8,"free":19,"total":32},"gpu":{"down":2,"free":5,"total":8},"node":{"down":1,"free":0,"total":4},"socket":{"down":2,"free":3,"total":8}},"vertices":53}
+	{"jobs":2,"targets":{"down":1,"drained":0,"removed":0,"up":3},"types":{"cluster":{"down":0,"free":0,"total":1},"core":{"down":8,"free":19,"total":32},"gpu":{"down":2,"free":5,"total":8},"node":{"down":1,"free":0,"total":4},"socket":{"down":2,"free":3,"total":8}},"vertices":53}
 	EOF
 	cat >expected.err <<-\EOF &&
 	respol: query: line 5: match satisfiability too-many-nodes.yaml: never satisfiable: needs 5 nodes with 1 slot of 1 core each, the resource set has 4

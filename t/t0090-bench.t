@@ -51,4 +51,16 @@ test_expect_success 'bench-match rejects a bad --budget (exit 1)' '
 	test_expect_code 1 "$BENCH/bench-match" --budget=-1 2>err &&
 	grep "^bench-match: --budget: not a positive number: -1" err
 '
+test_expect_success 'bench-inventory --quick prints its tables' '
+	"$BENCH/bench-inventory" --quick >out &&
+	grep "^| targets | build (ms) | initial response" out &&
+	grep "^| 1024 | " out &&
+	grep "^| growth, 1024 / 64 targets | drain" out &&
+	grep "^| 2000 events | " out &&
+	grep "^logged drain (append + fdatasync), wall clock: " out
+'
+test_expect_success 'bench-inventory rejects a bad --events (exit 1)' '
+	test_expect_code 1 "$BENCH/bench-inventory" --events=10 2>err &&
+	grep "^bench-inventory: --events: not a number >= 1000: 10" err
+'
 test_done

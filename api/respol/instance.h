@@ -88,8 +88,10 @@ struct rp_instance *rp_instance_create (const struct rp_config *cfg);
 void rp_instance_destroy (struct rp_instance *in);
 
 /* A new pending job: its id (EEXIST when taken), its submission context
- * (copied; may be NULL: nothing known) and its jobspec (ownership taken).
- * Event RP_EVENT_ACCEPTED. */
+ * (copied; may be NULL: nothing known) and its jobspec (ownership taken;
+ * may be NULL for a job known only by its R, such as one a scheduler
+ * learns of in an RFC 27 hello, which it then starts at once).  Event
+ * RP_EVENT_ACCEPTED. */
 int rp_instance_submit (struct rp_instance *in, uint64_t id,
                         const struct rp_context *ctx, struct rp_jobspec *js,
                         rp_error_t *error);
@@ -133,6 +135,7 @@ uint64_t rp_instance_account_usage (const struct rp_instance *in,
 uint64_t rp_job_id (const struct rp_job *j);
 int rp_job_state (const struct rp_job *j); /* enum rp_job_state */
 const struct rp_context *rp_job_context (const struct rp_job *j);
+/* NULL for a job submitted without one (rp_instance_submit). */
 const struct rp_jobspec *rp_job_jobspec (const struct rp_job *j);
 /* Running jobs only; NULL otherwise. */
 const struct rp_rset *rp_job_R (const struct rp_job *j);

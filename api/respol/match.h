@@ -151,8 +151,7 @@ struct rp_rset *rp_matcher_allocate (struct rp_matcher *m, uint64_t jobid,
  * free)?  Returns 0, or -1 with ENODEV and the reason (as above), EPROTO
  * or EINVAL. */
 int rp_matcher_satisfiability (struct rp_matcher *m,
-                               const struct rp_jobspec *js,
-                               rp_error_t *error);
+                               const struct rp_jobspec *js, rp_error_t *error);
 
 /* Free everything job jobid holds.  ENOENT for an unknown job. */
 int rp_matcher_free (struct rp_matcher *m, uint64_t jobid, rp_error_t *error);
@@ -188,6 +187,45 @@ json_t *rp_matcher_stat (const struct rp_matcher *m);
  * with EPROTO and the first inconsistency. */
 int rp_matcher_check (const struct rp_matcher *m, rp_error_t *error);
 
+/* --- resource acquisition (RFC 28) and scheduler restart (RFC 27) ---- */
+
+/* Does the execution target of rank have property name (RFC 20: "a" also
+ * when it has "a@gpu")?  arg: as given to rp_matcher_set_properties. */
+typedef bool (*rp_matcher_property_f) (unsigned int rank, const char *name,
+                                       void *arg);
+
+/* Properties that change while the matcher runs (RFC 28 property-add and
+ * property-remove): with fn set, the "properties" operator of a jobspec's
+ * constraints (RFC 31) asks fn, not the graph's vertex properties, so a
+ * change is seen by the next match.  fn NULL: the graph's again.  Match
+ * policies that read vertex properties still see the graph's. */
+void rp_matcher_set_properties (struct rp_matcher *m, rp_matcher_property_f fn,
+                                void *arg);
+
+/* RFC 27 hello: make job jobid hold exactly the cores and GPUs that R
+ * (borrowed) gives it, rank by rank, as an allocation of those would
+ * (cores and GPUs exclusive, the vertices above them shared), also on
+ * targets that are down or drained now.  R's host names must be the
+ * targets' names.  The job's R is then R's targets, cores, GPUs and
+ * times (what R_lite cannot say, sockets or memory, is not held).
+ * Returns 0, or -1 with nothing changed:
+ *   EEXIST  jobid already holds resources
+ *   ENOENT  "rank 7: no such execution target", "rank 3: host n3, not
+ *           node3", "rank 3 (node3): no core 48"
+ *   EBUSY   "rank 3 (node3): core4 is held by another job"
+ *   EINVAL  R has no targets, bad arguments */
+int rp_matcher_hello (struct rp_matcher *m, uint64_t jobid,
+                      const struct rp_rset *R, rp_error_t *error);
+
+/* RFC 28 shrink: remove the targets of ranks for good.  They are set down
+ * (never allocated again; jobs that hold them keep them until freed) and
+ * no longer count for satisfiability.  Removing a removed target again
+ * does nothing.  ENOENT for a rank with no target (nothing removed). */
+int rp_matcher_remove_targets (struct rp_matcher *m,
+                               const struct rp_idset *ranks, rp_error_t *error);
+/* The removed ranks: borrowed, NULL when none was ever removed. */
+const struct rp_idset *rp_matcher_removed (const struct rp_matcher *m);
+
 /* --- policies from the configuration --------------------------------- */
 
 /* The match policy called name: the instance of that name in cfg's
@@ -197,8 +235,7 @@ int rp_matcher_check (const struct rp_matcher *m, rp_error_t *error);
  * Borrowed from cfg.  NULL with errno and error on failure (the loader's
  * message). */
 const struct rp_plugin *rp_config_policy (struct rp_config *cfg,
-                                          const char *name,
-                                          rp_error_t *error);
+                                          const char *name, rp_error_t *error);
 
 #ifdef __cplusplus
 }

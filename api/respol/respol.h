@@ -3,15 +3,18 @@
 #ifndef RESPOL_RESPOL_H
 #define RESPOL_RESPOL_H
 
+#include <respol/acquire.h>
 #include <respol/config.h>
 #include <respol/constraint.h>
 #include <respol/context.h>
 #include <respol/diag.h>
 #include <respol/document.h>
 #include <respol/error.h>
+#include <respol/eventlog.h>
 #include <respol/hostlist.h>
 #include <respol/idset.h>
 #include <respol/instance.h>
+#include <respol/inventory.h>
 #include <respol/jobspec.h>
 #include <respol/plugin.h>
 #include <respol/range.h>

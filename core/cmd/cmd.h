@@ -234,6 +234,9 @@ int cmd_graph (int argc, char **argv);
 int cmd_match (int argc, char **argv);
 int cmd_query (int argc, char **argv);
 
+/* `respol resource`: the inventory and RFC 28 acquisition. */
+int cmd_resource (int argc, char **argv);
+
 /* --- matching: pieces shared by respol match and respol query ---------- */
 struct rp_matcher;
 

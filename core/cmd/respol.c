@@ -40,6 +40,8 @@ static const struct subcommand subcommands[] = {
     { "graph", cmd_graph, "show or export a resource graph (RFC 4)" },
     { "match", cmd_match, "match a jobspec to resources, print R" },
     { "query", cmd_query, "run allocate, free, info... commands on a graph" },
+    { "resource", cmd_resource,
+      "the resource inventory: drain, status, RFC 28 acquire" },
 };
 
 static void usage (FILE *f)

@@ -17,7 +17,10 @@
  *   usage user NAME|UID          what a user / an account runs now
  *   usage account NAME
  *   set-state NAME|RANK up|down|drained
- *   stat                         rp_matcher_stat, as JSON
+ *   stat                         rp_matcher_stat, as JSON, with the
+ *                                execution targets per state
+ *   acquire FILE|-               apply an RFC 28 acquisition stream
+ *   hello R-FILE [FREE]          RFC 27 hello: a running job's R
  *   quit
  *
  * WHO is any of --user=NAME|UID, --account=NAME, --queue=NAME for that
@@ -69,6 +72,17 @@
  *   start is rejected and forgotten ("3: rejected: never satisfiable:
  *   ...").  Queue policies with reservations and backfill come with the
  *   planner.
+ * - acquire reads one JSON object per line (RFC 28 responses, as `respol
+ *   resource acquire` prints them).  An initial response replaces the
+ *   resources and forgets the jobs, as a scheduler that reloads does
+ *   (hello brings them back); later ones apply to it (respol/acquire.h).
+ *   A bad response stops the file there: "FILE:LINE: message".
+ * - hello gives the next job id to a job that holds R less the ranks of
+ *   FREE (an RFC 22 idset, RFC 27's "free"), prints it as allocate does,
+ *   and fails naming the job: "hello: job 3: rank 9: no such execution
+ *   target".
+ * - stat adds "targets": the execution targets that are up, down,
+ *   drained, and removed by an acquisition stream.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -79,8 +93,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <respol/acquire.h>
 #include <respol/config.h>
 #include <respol/context.h>
+#include <respol/document.h>
+#include <respol/eventlog.h>
 #include <respol/graph.h>
 #include <respol/idset.h>
 #include <respol/instance.h>
@@ -128,7 +145,9 @@ struct options {
 
 struct query {
     struct rp_matcher *m;
+    struct rp_acquire_consumer *consumer; /* owns m when set */
     struct rp_config *cfg;
+    const char *policy;
     struct rp_instance *inst;
     bool validators;    /* cfg has a validate stack */
     struct cmd_who who; /* the command line's WHO */
@@ -168,6 +187,10 @@ static void usage (FILE *f)
              "  set-state NAME|RANK up|down|drained\n"
              "  stat                              print what is free, per "
              "type\n"
+             "  acquire FILE|-                    apply an RFC 28 "
+             "acquisition stream\n"
+             "  hello R-FILE [FREE]               RFC 27 hello: a running "
+             "job's R\n"
              "  quit\n"
              "WHO: --user=NAME|UID --account=NAME --queue=NAME (for match "
              "allocate and\n"
@@ -842,6 +865,27 @@ static void cmd_set_state_line (struct query *q)
         fail (q, "%s", error.text);
 }
 
+/* Execution targets per state: {"down", "drained", "removed", "up"}. */
+static json_t *target_states (const struct query *q)
+{
+    const struct rp_graph *g = rp_matcher_graph (q->m);
+    const struct rp_idset *removed = rp_matcher_removed (q->m);
+    json_int_t n[4] = { 0 }; /* up, down, drained, removed */
+
+    for (rp_vertex_t v = 0; v < rp_graph_nvertices (g); v++) {
+        int64_t rank = rp_graph_vertex_rank (g, v);
+        if (rp_graph_target (g, v) != v)
+            continue;
+        if (removed && rank >= 0 && rank <= UINT32_MAX
+            && rp_idset_test (removed, (unsigned int)rank))
+            n[3]++;
+        else
+            n[rp_graph_vertex_state (g, v)]++;
+    }
+    return json_pack ("{s:I s:I s:I s:I}", "up", n[0], "down", n[1], "drained",
+                      n[2], "removed", n[3]);
+}
+
 static void cmd_stat_line (struct query *q)
 {
     json_t *o;
@@ -850,10 +894,214 @@ static void cmd_stat_line (struct query *q)
         fail (q, "usage: stat");
         return;
     }
-    if (!(o = rp_matcher_stat (q->m)))
+    if (!(o = rp_matcher_stat (q->m))
+        || json_object_set_new (o, "targets", target_states (q)) < 0)
         cmd_die (SUB, "out of memory");
     cmd_print_json (o);
     json_decref (o);
+}
+
+/* --- acquisition (RFC 28) and hello (RFC 27) ------------------------------ */
+
+/* The policy of the query (as cmd_matcher_create chose it) for m. */
+static void set_policy (struct query *q, struct rp_matcher *m)
+{
+    const struct rp_stack *stack = rp_config_stack (q->cfg, RP_PLUGIN_MATCH);
+    const struct rp_plugin *p;
+    rp_error_t e;
+
+    if (!q->policy && rp_stack_count (stack) == 0)
+        return;
+    if (!(p = rp_config_policy (q->cfg, q->policy, &e))
+        || rp_matcher_set_policy (m, p, &e) < 0)
+        cmd_die (SUB, "%s", e.text);
+}
+
+static void drop_state (struct query *q)
+{
+    if (q->consumer)
+        rp_acquire_consumer_destroy (q->consumer);
+    else
+        rp_matcher_destroy (q->m);
+    q->consumer = NULL;
+    q->m = NULL;
+}
+
+/* One response: an initial one starts over, a later one applies. */
+static int acquire_one (struct query *q, const json_t *o, rp_error_t *e)
+{
+    struct rp_acquire_consumer *c;
+
+    if (!json_object_get (o, "resources")) {
+        if (!q->consumer)
+            return rp_error_set (e, EINVAL, "no initial response before");
+        return rp_acquire_consumer_apply (q->consumer, o, e);
+    }
+    if (!(c = rp_acquire_consumer_create (o, e)))
+        return -1;
+    set_policy (q, rp_acquire_consumer_matcher (c));
+    drop_state (q);
+    q->consumer = c;
+    q->m = rp_acquire_consumer_matcher (c);
+    /* The jobs are forgotten with the old resources: a new instance. */
+    rp_instance_destroy (q->inst);
+    if (!(q->inst = rp_instance_create (q->cfg)))
+        cmd_die (SUB, "out of memory");
+    rp_matcher_set_instance (q->m, q->inst);
+    rp_matcher_set_explain (q->m, q->explain);
+    return 0;
+}
+
+/* Read one line into *buf (growing, up to max bytes): 1, 0 at the end,
+ * -1 when it is longer (read to its end and dropped). */
+static int read_response (FILE *f, char **buf, size_t *cap, size_t max)
+{
+    size_t len = 0;
+    int c;
+
+    while ((c = getc (f)) != EOF && c != '\n') {
+        if (len == max)
+            continue;
+        if (len + 1 >= *cap) {
+            size_t n = *cap ? *cap * 2 : 4096;
+            char *nb = realloc (*buf, n);
+            if (!nb)
+                cmd_die (SUB, "out of memory");
+            *buf = nb;
+            *cap = n;
+        }
+        (*buf)[len++] = (char)c;
+    }
+    if (c == EOF && len == 0)
+        return 0;
+    if (*buf)
+        (*buf)[len] = '\0';
+    return len == max ? -1 : 1;
+}
+
+static void acquire_stream (struct query *q, FILE *f, const char *name)
+{
+    char *buf = NULL;
+    size_t cap = 0;
+    unsigned long line = 0;
+    int rc;
+
+    while ((rc = read_response (f, &buf, &cap, RP_EVENTLOG_LINE_MAX)) != 0) {
+        json_error_t je;
+        json_t *o = NULL;
+        rp_error_t e;
+        line++;
+        if (rc < 0) {
+            fail (q, "%s:%lu: longer than %zu bytes", name, line,
+                  RP_EVENTLOG_LINE_MAX);
+            break;
+        }
+        if (buf[strspn (buf, " \t\r")] == '\0')
+            continue;
+        if (!(o = json_loads (buf, JSON_REJECT_DUPLICATES, &je)))
+            rc = rp_error_set (&e, EINVAL, "not JSON: %s", je.text);
+        else
+            rc = acquire_one (q, o, &e);
+        json_decref (o);
+        if (rc < 0) {
+            fail (q, "%s:%lu: %s", name, line, e.text);
+            break;
+        }
+    }
+    free (buf);
+}
+
+static void cmd_acquire_line (struct query *q)
+{
+    const char *path;
+    FILE *f;
+
+    if (q->nwords != 2) {
+        fail (q, "usage: acquire FILE|-");
+        return;
+    }
+    path = q->words[1];
+    if (!strcmp (path, "-") && q->stdin_commands) {
+        fail (q, "stdin is the command stream");
+        return;
+    }
+    if (!(f = strcmp (path, "-") ? fopen (path, "r") : stdin)) {
+        fail (q, "%s: %s", path, strerror (errno));
+        return;
+    }
+    acquire_stream (q, f, strcmp (path, "-") ? path : "stdin");
+    if (f != stdin)
+        fclose (f);
+}
+
+static struct rp_rset *load_rset (struct query *q, const char *path)
+{
+    rp_error_t e;
+    struct rp_doc *doc = rp_doc_load_file (path, RP_DOC_JSON, &e);
+    struct rp_rset *R = doc ? rp_rset_from_json (rp_doc_root (doc), &e) : NULL;
+
+    if (!R)
+        fail (q, "%s%s%s", doc ? path : "", doc ? ": " : "", e.text);
+    rp_doc_destroy (doc);
+    return R;
+}
+
+/* The hello of job jobid: through the acquisition consumer when there is
+ * one, else on the matcher, with R less the ranks of free. */
+static int hello (struct query *q, uint64_t jobid, const struct rp_rset *R,
+                  const struct rp_idset *free_ranks, rp_error_t *e)
+{
+    struct rp_idset *keep;
+    struct rp_rset *held;
+    int rc = 0;
+
+    if (q->consumer)
+        return rp_acquire_consumer_hello (q->consumer, jobid, R, free_ranks, e);
+    if (!(keep = rp_idset_copy (rp_rset_ranks (R)))
+        || (free_ranks && rp_idset_subtract (keep, free_ranks) < 0)
+        || !(held = rp_rset_copy_ranks (R, keep)))
+        cmd_die (SUB, "out of memory");
+    if (!rp_idset_empty (keep)
+        && (rc = rp_matcher_hello (q->m, jobid, held, e)) < 0)
+        rp_error_prefix (e, "job %ju", (uintmax_t)jobid);
+    rp_rset_destroy (held);
+    rp_idset_destroy (keep);
+    return rc;
+}
+
+static void cmd_hello_line (struct query *q)
+{
+    struct rp_idset *free_ranks = NULL;
+    const struct rp_rset *held;
+    struct rp_rset *R = NULL;
+    uint64_t jobid = q->next_jobid;
+    rp_error_t e;
+
+    if (q->nwords != 2 && q->nwords != 3) {
+        fail (q, "usage: hello R-FILE [FREE]");
+        return;
+    }
+    if (!strcmp (q->words[1], "-")) {
+        fail (q, "an R file is needed, not stdin");
+        return;
+    }
+    if (q->nwords == 3 && !(free_ranks = rp_idset_decode (q->words[2], &e)))
+        fail (q, "%s", e.text);
+    else if ((R = load_rset (q, q->words[1]))
+             && hello (q, jobid, R, free_ranks, &e) < 0)
+        fail (q, "%s", e.text);
+    else if (R) {
+        q->next_jobid++;
+        /* A running job known by its R alone (no jobspec, no context). */
+        if ((held = rp_matcher_job_rset (q->m, jobid))
+            && (rp_instance_submit (q->inst, jobid, NULL, NULL, &e) < 0
+                || rp_instance_start (q->inst, jobid, held, &e) < 0))
+            cmd_die (SUB, "job %ju: %s", (uintmax_t)jobid, e.text);
+        if (held)
+            print_job (q, jobid, held);
+    }
+    rp_rset_destroy (R);
+    rp_idset_destroy (free_ranks);
 }
 
 /* --- the loop ------------------------------------------------------------ */
@@ -910,6 +1158,10 @@ static bool run_line (struct query *q, char *line)
         cmd_set_state_line (q);
     else if (!strcmp (cmd, "stat"))
         cmd_stat_line (q);
+    else if (!strcmp (cmd, "acquire"))
+        cmd_acquire_line (q);
+    else if (!strcmp (cmd, "hello"))
+        cmd_hello_line (q);
     else
         fail (q, "unknown command '%s'", cmd);
     return true;
@@ -1039,6 +1291,7 @@ int cmd_query (int argc, char **argv)
     cfg = cmd_match_config (SUB, o.config);
     q->m = cmd_matcher_create (SUB, g, cfg, o.policy);
     q->cfg = cfg;
+    q->policy = o.policy;
     q->validators =
         rp_stack_count (rp_config_stack (cfg, RP_PLUGIN_VALIDATE)) > 0;
     if (!(q->inst = rp_instance_create (cfg)))
@@ -1049,7 +1302,7 @@ int cmd_query (int argc, char **argv)
     loop (q, f);
     if (f != stdin)
         fclose (f);
-    rp_matcher_destroy (q->m);
+    drop_state (q);
     rp_instance_destroy (q->inst);
     rp_config_destroy (cfg);
     status = q->failed ? EXIT_INPUT : 0;

@@ -173,9 +173,13 @@ static void test_states (void)
     ok (rp_context_origin (rp_job_context (j)) == RP_ORIGIN_UNKNOWN
             && !rp_context_uid (rp_job_context (j), NULL),
         "a job submitted without context has an empty one");
+    ok (rp_instance_submit (in, 1, NULL, NULL, &error) == 0
+            && rp_job_jobspec (rp_instance_job (in, 1)) == NULL,
+        "submit: a job without jobspec (known by its R alone)");
     errno = 0;
-    ok (rp_instance_submit (in, 1, NULL, NULL, &error) < 0 && errno == EINVAL,
-        "submit: no jobspec fails with EINVAL");
+    ok (rp_instance_submit (NULL, 2, NULL, job (), &error) < 0
+            && errno == EINVAL,
+        "submit: no instance fails with EINVAL");
     is (rp_job_state_name (RP_JOB_HELD), "held", "state name held");
     ok (rp_job_state_name (0) == NULL, "state 0 has no name");
     is (rp_job_event_name (RP_EVENT_FINISHED), "finished",
