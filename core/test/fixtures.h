@@ -3,10 +3,11 @@
  * core/test/config.c): a private temporary directory, and copies of the
  * fixture plugins where the loader accepts them.
  *
- * The loader refuses files below a directory others may write, /tmp
- * included, and the build tree itself may be below /tmp: the temporary
- * directory is made in the first of the build tree and $HOME where a copy
- * of the fixture "good" loads, and the tests use the copies.
+ * The loader refuses files below a directory others may write (a sticky
+ * one such as /tmp passes when the entry below it is the user's), and the
+ * build tree may be anywhere: the temporary directory is made in the first
+ * of /tmp, the build tree and $HOME where a copy of the fixture "good"
+ * loads, and the tests use the copies.
  */
 #ifndef RESPOL_TEST_FIXTURES_H
 #define RESPOL_TEST_FIXTURES_H
@@ -25,7 +26,10 @@ static char tmpdir[PATH_MAX];  /* the test's private directory */
 /* Set fixdir and tmpdir; prefix names the directory ("respol-test-NAME"). */
 static void fixtures_setup (const char *prefix)
 {
-    const char *bases[] = { getenv ("RESPOL_BUILDDIR"), getenv ("HOME") };
+    /* /tmp first: the loader's messages name these paths twice, and an
+     * error text holds 255 bytes, so the shorter the better. */
+    const char *bases[] = { "/tmp", getenv ("RESPOL_BUILDDIR"),
+                            getenv ("HOME") };
     char cmd[4 * PATH_MAX];
 
     if (!(fixdir = getenv ("RESPOL_FIXTURE_PLUGINDIR")))
