@@ -104,3 +104,29 @@ match_fixtures() {
 		cp "$RESPOL_DATA/match/$_f.yaml" . || return 1
 	done
 }
+
+# bounded CMD...: run CMD with at most 256 MiB of address space and 10 s
+# of CPU, so that a command that would build gigabytes fails instead of
+# swapping.  A sanitizer build reserves terabytes of shadow memory at
+# start and cannot run under an address-space limit: there only the CPU
+# limit applies (what respol refuses, it refuses before allocating, so the
+# test still checks the refusal; a regression would take memory, not
+# pass).
+respol_bounded_memory=
+if (ulimit -v 262144 && ulimit -t 10 && respol idset count 1) >/dev/null 2>&1
+then
+	respol_bounded_memory=t
+fi
+# bounded [-m KiB] CMD...: another address-space limit.
+bounded() {
+	_kib=262144
+	if test "$1" = -m; then
+		_kib=$2
+		shift 2
+	fi
+	if test -n "$respol_bounded_memory"; then
+		(ulimit -v "$_kib" && ulimit -t 10 && "$@")
+	else
+		(ulimit -t 10 && "$@")
+	fi
+}

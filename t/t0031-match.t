@@ -273,17 +273,11 @@ test_expect_success 'a missing resource file' '
 		respol match allocate --graph=nosuch.json nodes.yaml
 '
 
-# With 256 MiB of address space and 10 seconds of CPU, so that a
-# regression fails instead of swapping (not under a sanitizer).
-if (ulimit -v 262144 && ulimit -t 10 && respol idset count 1) >/dev/null 2>&1
-then
-	test_set_prereq ULIMIT
-fi
-test_expect_success ULIMIT 'R of 17 million vertices in 147 bytes is refused at once' '
+# Bounded (lib-respol.sh), so that a regression fails instead of swapping.
+test_expect_success 'R of 17 million vertices in 147 bytes is refused at once' '
 	printf "%s" "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":\"0-1048575\",\"children\":{\"core\":\"0-15\"}}],\"nodelist\":[\"n[0-1048575]\"],\"starttime\":0.0,\"expiration\":0.0}}" >hostile.json &&
-	(ulimit -v 262144 && ulimit -t 10 &&
-		test_error 1 "respol: match: hostile.json: R: 17825793 vertices need about 2105 MiB, more than the memory limit of 1536 MiB" \
-			respol match satisfiability -R hostile.json nodes.yaml)
+	bounded test_error 1 "respol: match: hostile.json: R: 17825793 vertices need about 2105 MiB, more than the memory limit of 1536 MiB" \
+		respol match satisfiability -R hostile.json nodes.yaml
 '
 test_expect_success 'the memory limit: --max-memory, then RESPOL_MAX_MEMORY' '
 	slot_jobspec core.yaml "{type: core, count: 1}" &&

@@ -297,9 +297,8 @@ test_expect_success 'a line of 100 MB is refused after 16 MiB, within bounded me
 	head -n 1 from-config/eventlog >hostile/eventlog &&
 	awk "BEGIN { s = \"x\"; for (i = 0; i < 20; i++) s = s s; for (i = 0; i < 100; i++) printf \"%s\", s; print \"\" }" >>hostile/eventlog &&
 	test $(wc -c <hostile/eventlog) -gt 100000000 &&
-	(ulimit -v 400000 &&
-	 test_error 1 "respol: resource: hostile/eventlog:2: longer than 16777216 bytes" \
-		respol resource --state=hostile status)
+	bounded -m 400000 test_error 1 "respol: resource: hostile/eventlog:2: longer than 16777216 bytes" \
+		respol resource --state=hostile status
 '
 
 test_done

@@ -111,9 +111,8 @@ test_expect_success 'unknown events are warnings; a torn last line is ignored' '
 test_expect_success 'a line of 100 MB is refused after 16 MiB, within bounded memory' '
 	awk "BEGIN { s = \"x\"; for (i = 0; i < 20; i++) s = s s; printf \"{\\\"timestamp\\\":1,\\\"name\\\":\\\"drain\\\",\\\"context\\\":{\\\"idset\\\":\\\"1\\\",\\\"reason\\\":\\\"\"; for (i = 0; i < 100; i++) printf \"%s\", s; print \"\\\"}}\" }" >long.eventlog &&
 	test $(wc -c <long.eventlog) -gt 100000000 &&
-	(ulimit -v 400000 &&
-	 test_error 1 "respol: resource: long.eventlog:1: longer than 16777216 bytes" \
-		respol resource $S import-flux-eventlog long.eventlog)
+	bounded -m 400000 test_error 1 "respol: resource: long.eventlog:1: longer than 16777216 bytes" \
+		respol resource $S import-flux-eventlog long.eventlog
 '
 
 test_done
