@@ -14,5 +14,6 @@
 #include <respol/plugin.h>
 #include <respol/range.h>
 #include <respol/rset.h>
+#include <respol/taskmap.h>
 
 #endif
