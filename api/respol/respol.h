@@ -11,6 +11,7 @@
 #include <respol/hostlist.h>
 #include <respol/idset.h>
 #include <respol/jobspec.h>
+#include <respol/layout.h>
 #include <respol/plugin.h>
 #include <respol/range.h>
 #include <respol/rset.h>
