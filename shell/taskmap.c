@@ -476,6 +476,13 @@ struct run {
     unsigned int lo, hi, node;
 };
 
+/* Runs of all nodes; grows by doubling, so a raw map of a million nodes
+ * costs a million appends, not a million copies. */
+struct runs {
+    struct run *v;
+    size_t n, cap;
+};
+
 static int cmp_run (const void *a, const void *b)
 {
     const struct run *x = a, *y = b;
@@ -484,22 +491,25 @@ static int cmp_run (const void *a, const void *b)
 
 /* Append the ranges of node's idset (the element s[0..len)) to runs. */
 static int raw_node (const char *s, size_t len, unsigned int node,
-                     struct run **runs, size_t *n, rp_error_t *error)
+                     struct runs *runs, rp_error_t *error)
 {
     struct rp_idset *ids = rp_idset_ndecode (s, len, error);
     size_t nr = ids ? rp_idset_range_count (ids) : 0;
-    struct run *nrun;
 
     if (!ids)
         return rp_error_prefix (error, "taskmap: raw: node %u", node);
-    if (nr && !(nrun = realloc (*runs, (*n + nr) * sizeof (**runs)))) {
-        rp_idset_destroy (ids);
-        return rp_error_set (error, ENOMEM, "taskmap: out of memory");
+    if (runs->n + nr > runs->cap) {
+        size_t cap = (runs->n + nr) * 2;
+        struct run *v = realloc (runs->v, cap * sizeof (*v));
+        if (!v) {
+            rp_idset_destroy (ids);
+            return rp_error_set (error, ENOMEM, "taskmap: out of memory");
+        }
+        runs->v = v;
+        runs->cap = cap;
     }
-    if (nr)
-        *runs = nrun;
     for (size_t i = 0; i < nr; i++) {
-        struct run *r = &(*runs)[(*n)++];
+        struct run *r = &runs->v[runs->n++];
         rp_idset_range (ids, i, &r->lo, &r->hi);
         r->node = node;
     }
@@ -527,13 +537,13 @@ static int raw_check (const struct run *r, const struct run *prev,
     return 0;
 }
 
-static int raw_append (struct rp_taskmap *map, struct run *runs, size_t n,
+static int raw_append (struct rp_taskmap *map, struct runs *runs,
                        rp_error_t *error)
 {
-    qsort (runs, n, sizeof (*runs), cmp_run);
-    for (size_t i = 0; i < n; i++) {
-        const struct run *r = &runs[i];
-        if (raw_check (r, i ? &runs[i - 1] : NULL, error) < 0)
+    qsort (runs->v, runs->n, sizeof (*runs->v), cmp_run);
+    for (size_t i = 0; i < runs->n; i++) {
+        const struct run *r = &runs->v[i];
+        if (raw_check (r, i ? &runs->v[i - 1] : NULL, error) < 0)
             return -1;
         if (append_block (map, r->node, 1, (uint64_t)r->hi - r->lo + 1, error)
             < 0)
@@ -545,8 +555,7 @@ static int raw_append (struct rp_taskmap *map, struct run *runs, size_t n,
 static struct rp_taskmap *decode_raw (const char *s, rp_error_t *error)
 {
     struct rp_taskmap *map = rp_taskmap_create ();
-    struct run *runs = NULL;
-    size_t n = 0;
+    struct runs runs = { NULL, 0, 0 };
     unsigned int node = 0;
     const char *p = s;
 
@@ -561,18 +570,18 @@ static struct rp_taskmap *decode_raw (const char *s, rp_error_t *error)
                           RP_TASKMAP_MAX_NODES);
             goto error;
         }
-        if (raw_node (p, len, node++, &runs, &n, error) < 0)
+        if (raw_node (p, len, node++, &runs, error) < 0)
             goto error;
         if (p[len] == '\0')
             break;
         p += len + 1;
     }
-    if (raw_append (map, runs, n, error) < 0)
+    if (raw_append (map, &runs, error) < 0)
         goto error;
-    free (runs);
+    free (runs.v);
     return map;
 error:
-    free (runs);
+    free (runs.v);
     rp_taskmap_destroy (map);
     return NULL;
 }
