@@ -154,47 +154,72 @@ struct lcase {
     const char *tasks;
 };
 
+/* What laying a job out on every rank of R gave. */
+struct outcome {
+    char error[RP_ERROR_TEXT_SIZE]; /* the first rank's, "" when none */
+    int errnum;                     /* and its errno */
+    bool agree;     /* every rank: the same error, or the same map */
+    bool sound;     /* see sound (), and task ids 0..N-1 once each */
+    char *map;      /* the task map (JSON), NULL on error */
+    char got[4096]; /* the table notation */
+};
+
+static void lay_out (const struct rp_rset *R, const struct rp_jobspec *js,
+                     const char *dist, struct outcome *o)
+{
+    const struct rp_idset *ranks = rp_rset_ranks (R);
+    struct rp_idset *seen = rp_idset_create ();
+    unsigned int node = 0;
+    size_t ntasks = 0;
+
+    memset (o, 0, sizeof (*o));
+    o->agree = o->sound = true;
+    for (unsigned int r = rp_idset_first (ranks); r != RP_IDSET_INVALID_ID;
+         r = rp_idset_next (ranks, r), node++) {
+        rp_error_t e = { "" };
+        struct rp_layout *l = rp_layout_create (R, js, r, dist, &e);
+        char *map = l ? rp_taskmap_encode (rp_layout_taskmap (l), 0) : NULL;
+        if (node == 0) {
+            o->errnum = l ? 0 : errno;
+            snprintf (o->error, sizeof (o->error), "%s", l ? "" : e.text);
+            o->map = map ? strdup (map) : NULL;
+        }
+        o->agree = o->agree && !strcmp (o->error, l ? "" : e.text)
+                   && (!l || (!strcmp (map, o->map)
+                              && rp_layout_nodeid (l) == node));
+        if (l) {
+            o->sound = o->sound && sound (l, R, seen);
+            ntasks += rp_layout_ntasks_local (l);
+            if (node)
+                strncat (o->got, " | ", sizeof (o->got) - strlen (o->got) - 1);
+            describe (o->got, sizeof (o->got), l);
+        }
+        free (map);
+        rp_layout_destroy (l);
+    }
+    o->sound = o->sound && rp_idset_count (seen) == ntasks
+               && (ntasks == 0 || rp_idset_max (seen) == ntasks - 1);
+    rp_idset_destroy (seen);
+}
+
 /* Lay c out on every rank: the table row, and soundness. */
 static void check_case (const struct lcase *c)
 {
     struct rp_rset *R = rset (c->R);
     struct rp_jobspec *js = js_load (c->jobspec);
-    struct rp_idset *seen = rp_idset_create ();
-    char got[4096] = "";
-    char *map0 = NULL;
-    bool agree = true, good = true;
-    size_t ntasks = 0;
-    unsigned int node = 0;
+    struct outcome o;
 
-    for (unsigned int r = 0; r < rp_rset_ntargets (R); r++, node++) {
-        rp_error_t e = { "" };
-        struct rp_layout *l = rp_layout_create (R, js, r, c->dist, &e);
-        char *map;
-        if (!l) {
-            fail ("%s: rank %u: %s", c->name, r, e.text);
-            goto done;
-        }
-        map = rp_taskmap_encode (rp_layout_taskmap (l), 0);
-        if (!map0)
-            map0 = strdup (map);
-        agree = agree && !strcmp (map, map0) && rp_layout_nodeid (l) == node;
-        good = good && sound (l, R, seen);
-        ntasks += rp_layout_ntasks_local (l);
-        if (r)
-            strncat (got, " | ", sizeof (got) - strlen (got) - 1);
-        describe (got, sizeof (got), l);
-        free (map);
-        rp_layout_destroy (l);
+    lay_out (R, js, c->dist, &o);
+    if (o.error[0])
+        fail ("%s: %s", c->name, o.error);
+    else {
+        is (o.map, c->map, "%s: task map", c->name);
+        is (o.got, c->tasks, "%s: tasks and shares", c->name);
+        ok (o.agree && o.sound,
+            "%s: every rank agrees, tasks 0..N-1 once each, shares within R",
+            c->name);
     }
-    is (map0, c->map, "%s: task map", c->name);
-    is (got, c->tasks, "%s: tasks and shares", c->name);
-    ok (agree && good && rp_idset_count (seen) == ntasks
-            && (ntasks == 0 || rp_idset_max (seen) == ntasks - 1),
-        "%s: every rank agrees, tasks 0..%zu once each, shares within R",
-        c->name, ntasks ? ntasks - 1 : 0);
-done:
-    free (map0);
-    rp_idset_destroy (seen);
+    free (o.map);
     rp_jobspec_destroy (js);
     rp_rset_destroy (R);
 }
@@ -562,6 +587,125 @@ static void test_accessors (void)
     rp_rset_destroy (R);
 }
 
+/* --- random jobs: whatever the rules, every rank agrees ----------------- */
+
+static uint64_t rng = 0x9e3779b97f4a7c15ULL;
+
+static unsigned int rnd (unsigned int n)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng % n;
+}
+
+/* 1-5 targets with gaps between ranks; 1-16 cores, sometimes every other
+ * id from an offset; 0-4 GPUs. */
+static struct rp_rset *random_rset (void)
+{
+    struct rp_rset *R = rp_rset_create ();
+    unsigned int n = 1 + rnd (5), rank = 0;
+
+    for (unsigned int i = 0; i < n; i++, rank += 1 + rnd (2)) {
+        struct rp_idset *c = rp_idset_create ();
+        struct rp_idset *g = rp_idset_create ();
+        unsigned int ncores = 1 + rnd (16), ngpus = rnd (5);
+        unsigned int base = rnd (4), step = rnd (3) ? 1 : 2;
+        char host[32];
+        for (unsigned int k = 0; k < ncores; k++)
+            rp_idset_add (c, base + k * step);
+        if (ngpus)
+            rp_idset_add_range (g, 0, ngpus - 1);
+        snprintf (host, sizeof (host), "node%u", rank);
+        if (rp_rset_add_target (R, rank, host, c, g, NULL) < 0)
+            BAIL_OUT ("random R");
+        rp_idset_destroy (c);
+        rp_idset_destroy (g);
+    }
+    return R;
+}
+
+/* A slot inside a node, floating, or of nodes, with a random count form. */
+static void random_jobspec (char *buf, size_t size)
+{
+    unsigned int kind = rnd (3), c = 1 + rnd (4), g = rnd (2);
+    char slots[16], shape[96], res[256], count[96];
+
+    if (rnd (4))
+        snprintf (slots, sizeof (slots), "%u", 1 + rnd (4));
+    else
+        snprintf (slots, sizeof (slots), "\"1+\"");
+    if (kind == 2)
+        snprintf (shape, sizeof (shape),
+                  "{type: node, count: %u, with: [{type: core, count: 1}]}",
+                  1 + rnd (2));
+    else
+        snprintf (shape, sizeof (shape),
+                  "{type: core, count: %u}%s", c,
+                  g ? ", {type: gpu, count: 1}" : "");
+    if (kind == 0)
+        snprintf (res, sizeof (res),
+                  "[{type: node, count: %u, with: [{type: slot, count: %s, "
+                  "label: task, with: [%s]}]}]",
+                  1 + rnd (3), slots, shape);
+    else
+        snprintf (res, sizeof (res),
+                  "[{type: slot, count: %s, label: task, with: [%s]}]", slots,
+                  shape);
+    switch (rnd (4)) {
+    case 0:
+        snprintf (count, sizeof (count), "{per_slot: %u}", 1 + rnd (3));
+        break;
+    case 1:
+        snprintf (count, sizeof (count), "{total: %u}", 1 + rnd (20));
+        break;
+    case 2:
+        snprintf (count, sizeof (count),
+                  "{per_resource: {type: core, count: %u}}", 1 + rnd (2));
+        break;
+    default:
+        snprintf (count, sizeof (count),
+                  "{per_resource: {type: %s, count: 1}}",
+                  kind == 2 ? "node" : g ? "gpu" : "core");
+        break;
+    }
+    snprintf (buf, size,
+              "version: 1\nresources: %s\ntasks: [{command: [app], slot: "
+              "task, count: %s}]\nattributes: {system: {duration: 0}}\n",
+              res, count);
+}
+
+static void test_random (void)
+{
+    static const char *dists[] = { NULL, "cyclic", "cyclic:2" };
+    int laid = 0, disagree = 0, unsound = 0, internal = 0;
+
+    for (int i = 0; i < 600; i++) {
+        char yaml[1024];
+        struct rp_rset *R = random_rset ();
+        struct rp_jobspec *js;
+        struct outcome o;
+        random_jobspec (yaml, sizeof (yaml));
+        js = js_load (yaml);
+        lay_out (R, js, dists[rnd (3)], &o);
+        if (!o.agree && disagree++ == 0)
+            diag ("ranks disagree: %s", yaml);
+        if (!o.error[0] && !o.sound && unsound++ == 0)
+            diag ("unsound: %s: %s", yaml, o.got);
+        if (o.errnum == EPROTO && internal++ == 0)
+            diag ("%s: %s", yaml, o.error);
+        laid += !o.error[0];
+        free (o.map);
+        rp_jobspec_destroy (js);
+        rp_rset_destroy (R);
+    }
+    ok (disagree == 0, "600 random jobs: every rank gives the same map or "
+                       "the same error");
+    ok (unsound == 0, "every job laid out is sound");
+    ok (internal == 0, "the closed forms never disagree with the placement");
+    ok (laid >= 200, "most random jobs are laid out (%d of 600)", laid);
+}
+
 int main (void)
 {
     plan (NO_PLAN);
@@ -570,5 +714,6 @@ int main (void)
     test_errors ();
     test_1024_nodes ();
     test_accessors ();
+    test_random ();
     done_testing ();
 }
