@@ -63,4 +63,13 @@ test_expect_success 'bench-inventory rejects a bad --events (exit 1)' '
 	test_expect_code 1 "$BENCH/bench-inventory" --events=10 2>err &&
 	grep "^bench-inventory: --events: not a number >= 1000: 10" err
 '
+test_expect_success 'bench-layout --quick prints its table' '
+	"$BENCH/bench-layout" --quick >out &&
+	grep "^| nodes | jobspec" out &&
+	grep "^| 1 | 8 slots of 8 cores + 1 GPU, per_slot 32 | block | 256 | 256 |" out &&
+	grep "^| 1024 | 64 slots of 1 core per node, per_slot 4, cyclic (rank 512) | cyclic | 262144 | 256 |" out
+'
+test_expect_success 'bench-layout rejects an unknown option (exit 2)' '
+	test_expect_code 2 "$BENCH/bench-layout" --frobnicate
+'
 test_done

@@ -16,8 +16,10 @@
 #include <respol/instance.h>
 #include <respol/inventory.h>
 #include <respol/jobspec.h>
+#include <respol/layout.h>
 #include <respol/plugin.h>
 #include <respol/range.h>
 #include <respol/rset.h>
+#include <respol/taskmap.h>
 
 #endif
