@@ -1001,11 +1001,17 @@ static int policy_fail (struct rp_match *x, const char *op)
 
 static int score (struct rp_match *x, rp_vertex_t v, int64_t *sc)
 {
+    struct plugin_call call;
+    int rc;
+
     *sc = 0;
     if (!x->ops.score)
         return 0;
     x->p->error[0] = '\0';
-    if (x->ops.score (x->p, x, v, sc) != 0)
+    plugin_enter (&call, x->p, "score");
+    rc = x->ops.score (x->p, x, v, sc);
+    plugin_leave (&call);
+    if (rc != 0)
         return policy_fail (x, "score");
     return 0;
 }
@@ -1015,10 +1021,14 @@ static int prune (struct rp_match *x, rp_vertex_t v)
 {
     int rc;
 
+    struct plugin_call call;
+
     if (!x->ops.prune)
         return 1;
     x->p->error[0] = '\0';
+    plugin_enter (&call, x->p, "prune");
     rc = x->ops.prune (x->p, x, v);
+    plugin_leave (&call);
     if (rc == RP_WALK_CONTINUE)
         return 1;
     if (rc == RP_WALK_SKIP)
@@ -1056,7 +1066,9 @@ static rp_vertex_t *perm_scratch (struct rp_matcher *m, size_t n)
 static int order_candidates (struct rp_match *x, rp_vertex_t *v, size_t n)
 {
     rp_vertex_t *before, *after;
+    struct plugin_call call;
     bool same;
+    int rc;
 
     if (!x->ops.order_candidates || n == 0)
         return 0;
@@ -1065,7 +1077,10 @@ static int order_candidates (struct rp_match *x, rp_vertex_t *v, size_t n)
     after = before + n;
     memcpy (before, v, n * sizeof (*v));
     x->p->error[0] = '\0';
-    if (x->ops.order_candidates (x->p, x, v, n) != 0)
+    plugin_enter (&call, x->p, "order_candidates");
+    rc = x->ops.order_candidates (x->p, x, v, n);
+    plugin_leave (&call);
+    if (rc != 0)
         return policy_fail (x, "order_candidates");
     memcpy (after, v, n * sizeof (*v));
     qsort (before, n, sizeof (*v), vertex_cmp);

@@ -42,6 +42,10 @@ struct rp_plugin {
     void *data;     /* svc->set_data */
     bool initialized;
     char error[RP_ERROR_TEXT_SIZE]; /* last svc->error text, "" if none */
+
+    /* "respol: plugin 'INSTANCE' (FILE) crashed in ", written by the
+     * crash handler; made by plugin_start. */
+    char *crash_prefix;
 };
 
 /* Load the plugin file (an absolute path), check it for a stack of kind
@@ -97,6 +101,60 @@ int plugin_secure_open (const char *file, const char *verb, bool check,
 /* Make librespol's and jansson's symbols global (once per process), for
  * plugins loaded by a host that opened librespol with RTLD_LOCAL. */
 void plugin_promote_globals (void);
+
+/* A call into a plugin, for the crash handler.  Around every call of a
+ * plugin's function:
+ *   struct plugin_call c;
+ *   plugin_enter (&c, p, "validate");
+ *   rc = p->validate (...);
+ *   plugin_leave (&c);
+ * A fatal signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) in the calling
+ * thread between the two writes "respol: plugin 'NAME' (FILE) crashed in
+ * validate: Segmentation fault" on stderr, then lets the signal take its
+ * course (see plugin.c).  Calls nest (an init may load a configuration). */
+struct plugin_call {
+    const char *prefix; /* p->crash_prefix */
+    const char *op;     /* a string literal */
+    const struct plugin_call *prev;
+};
+
+/* Per thread: the innermost call, and whether the thread is set up
+ * (handlers installed, alternate stack checked).  Inline and
+ * initial-exec: score runs per candidate, and a function call and
+ * __tls_get_addr on each side cost as much as the rest of the call.
+ * (A 16-byte initial-exec block fits the static TLS that glibc keeps for
+ * libraries opened with dlopen.) */
+struct plugin_tls {
+    const struct plugin_call *call;
+    bool ready;
+};
+extern __thread struct plugin_tls plugin_tls
+    __attribute__ ((tls_model ("initial-exec")));
+/* Install the handler (once per process) and this thread's alternate
+ * stack; sets plugin_tls.ready. */
+void plugin_thread_setup (void);
+
+static inline void plugin_enter (struct plugin_call *c,
+                                 const struct rp_plugin *p, const char *op)
+{
+    if (!plugin_tls.ready)
+        plugin_thread_setup ();
+    c->prefix =
+        p->crash_prefix ? p->crash_prefix : "respol: a plugin crashed in ";
+    c->op = op;
+    c->prev = plugin_tls.call;
+    /* The handler runs in this thread: the record is complete before it
+     * is published, and published before the call. */
+    __atomic_signal_fence (__ATOMIC_SEQ_CST);
+    plugin_tls.call = c;
+    __atomic_signal_fence (__ATOMIC_SEQ_CST);
+}
+
+static inline void plugin_leave (const struct plugin_call *c)
+{
+    __atomic_signal_fence (__ATOMIC_SEQ_CST);
+    plugin_tls.call = c->prev;
+}
 
 /* Plugin and instance names: letters, digits, '-', '_'; 1-64 bytes. */
 #define PLUGIN_NAME_MAX 64

@@ -249,10 +249,13 @@ static bool run_one (struct run *r, struct rp_plugin *p)
 {
     struct rp_validation v = { .p = p, .diags = r->diags };
     struct rp_jobspec *js = NULL;
+    struct plugin_call call;
     int rc;
 
     p->error[0] = '\0';
+    plugin_enter (&call, p, "validate");
     rc = p->validate (p, r->cur, &v);
+    plugin_leave (&call);
     if (rc == RP_WARN || v.warnings)
         r->warned = true;
     if (rc != RP_ACCEPT && rc != RP_WARN)

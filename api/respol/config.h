@@ -48,6 +48,25 @@
  * every plugin init and fini call); a configuration's stacks are run by one thread at a
  * time (plugin.h promises plugins one caller at a time).
  *
+ * Crashes: a plugin that dies of SIGSEGV, SIGBUS, SIGFPE, SIGILL or
+ * SIGABRT inside one of its functions (init, validate, score, prune,
+ * order_candidates, fini) is named on stderr before the process dies:
+ *   respol: plugin 'NAME' (FILE) crashed in validate: Segmentation fault
+ * For this the library installs, once per process, before its first call
+ * into a plugin, a handler for these five signals (SA_SIGINFO |
+ * SA_ONSTACK | SA_NODEFER), and gives each thread that calls a plugin an
+ * alternate signal stack unless it has one, so a stack overflow is named
+ * too.  The handler is installed once and chains: after the message (and
+ * for any such signal outside a plugin, without one) it calls the handler
+ * that was installed before it (a sanitizer's, the host's), or, when that
+ * was the default action (or SIG_IGN), restores the default action and
+ * raises the signal again, so the process dies of it as it would have
+ * (exit status 128 + the signal's number in a shell).  A host that
+ * installs its own handler for these signals after loading a plugin
+ * replaces this one (plugins are then not named), unless it chains to it
+ * in turn.  Installing and removing a handler around every call instead
+ * would cost two system calls per call of a match policy's score.
+ *
  * Ownership: rp_config_load returns a configuration the caller must
  * destroy.  Stacks, plugin instances and every string returned by their
  * accessors are borrowed from the configuration and live as long as it
