@@ -990,13 +990,15 @@ static size_t unit_push (struct rp_match *x, struct req *q, rp_vertex_t v,
 
 /* --- policy hooks --------------------------------------------------------- */
 
-static int policy_fail (struct rp_match *x, const char *op)
+/* op returned rc (not 0). */
+static int policy_fail (struct rp_match *x, const char *op, int rc)
 {
     if (x->p->error[0])
         return rp_error_set (x->error, EPROTO, "policy '%s': %s failed: %s",
                              x->p->instance, op, x->p->error);
-    return rp_error_set (x->error, EPROTO, "policy '%s': %s failed",
-                         x->p->instance, op);
+    return rp_error_set (x->error, EPROTO,
+                         "policy '%s': %s returned %d (no message)",
+                         x->p->instance, op, rc);
 }
 
 static int score (struct rp_match *x, rp_vertex_t v, int64_t *sc)
@@ -1012,7 +1014,7 @@ static int score (struct rp_match *x, rp_vertex_t v, int64_t *sc)
     rc = x->ops.score (x->p, x, v, sc);
     plugin_leave (&call);
     if (rc != 0)
-        return policy_fail (x, "score");
+        return policy_fail (x, "score", rc);
     return 0;
 }
 
@@ -1081,7 +1083,7 @@ static int order_candidates (struct rp_match *x, rp_vertex_t *v, size_t n)
     rc = x->ops.order_candidates (x->p, x, v, n);
     plugin_leave (&call);
     if (rc != 0)
-        return policy_fail (x, "order_candidates");
+        return policy_fail (x, "order_candidates", rc);
     memcpy (after, v, n * sizeof (*v));
     qsort (before, n, sizeof (*v), vertex_cmp);
     qsort (after, n, sizeof (*v), vertex_cmp);

@@ -1085,7 +1085,8 @@ int plugin_start (struct rp_plugin *p, const char *instance, json_t *config,
     if (rc != 0) {
         if (p->error[0])
             return rp_error_set (error, EINVAL, "init failed: %s", p->error);
-        return rp_error_set (error, EINVAL, "init failed");
+        return rp_error_set (error, EINVAL, "init returned %d (no message)",
+                             rc);
     }
     p->initialized = true;
     return 0;

@@ -225,6 +225,7 @@ struct run {
     struct rp_jobspec *owned;     /* cur, when an amendment made it */
     struct rp_diags *diags;
     bool warned;
+    bool failed; /* a validator failed: neither verdict nor rejection */
     bool oom;
 };
 
@@ -241,7 +242,11 @@ static void reject (struct run *r, struct rp_plugin *p, int rc,
         rp_diags_add (r->diags, RP_DIAG_ERROR, "%s: plugin failed: %s", who,
                       p->error);
     else
-        rp_diags_add (r->diags, RP_DIAG_ERROR, "%s: plugin failed", who);
+        rp_diags_add (r->diags, RP_DIAG_ERROR,
+                      "plugin '%s': validate returned %d (no message)", who,
+                      rc);
+    if (rc != RP_REJECT)
+        r->failed = true;
 }
 
 /* Run one validator; false when the stack stops here. */
@@ -288,8 +293,8 @@ int rp_config_validate (const struct rp_config *cfg,
         accepted = run_one (&r, (struct rp_plugin *)rp_stack_plugin (s, i));
     if (r.oom || !accepted) {
         rp_jobspec_destroy (r.owned);
-        if (r.oom) {
-            errno = ENOMEM;
+        if (r.oom || r.failed) {
+            errno = r.oom ? ENOMEM : EPROTO;
             return -1;
         }
         if (amended)

@@ -222,14 +222,17 @@ void rp_plugin_set_log (rp_plugin_log_f fn, void *arg);
  * amendment that makes the jobspec invalid rejects it, in the name of that
  * validator.  A validator's return value decides: RP_REJECT rejects (with
  * its message, else "rejected"), RP_ACCEPT and RP_WARN accept, anything
- * else rejects with "<instance>: plugin failed" and its svc->error text.
+ * else (-1, an unknown verdict) is a failure of the plugin, which stops
+ * the stack and is appended as "<instance>: plugin failed: <svc->error
+ * text>", or without a text as
+ *   plugin '<instance>': validate returned 7 (no message)
  *
  * Returns RP_REJECT, else RP_WARN when there was any warning, else
  * RP_ACCEPT.  When the verdict is not RP_REJECT and some validator amended
  * the jobspec, *amended (if amended is not NULL) is set to the final
  * jobspec, which the caller must destroy; else it is set to NULL.
- * Returns -1 with errno EINVAL (cfg or js NULL) or ENOMEM, *amended
- * untouched. */
+ * Returns -1 with errno EPROTO when a validator failed (the jobspec was
+ * not judged), EINVAL (cfg or js NULL) or ENOMEM, *amended untouched. */
 int rp_config_validate (const struct rp_config *cfg,
                         const struct rp_jobspec *js,
                         struct rp_jobspec **amended, struct rp_diags *diags);

@@ -188,9 +188,11 @@ struct rp_validate_ops {
 
     /* Judge js (borrowed for the call).  Return an enum rp_verdict, after
      * rp_validation_warn() / rp_validation_reject() for the message.  A
-     * return of -1 (or any other value) is a plugin failure: the host
-     * rejects the jobspec with "<instance>: plugin failed" and the text of
-     * svc->error(), if any.  Required. */
+     * return of -1 (or any other value) is a plugin failure: the jobspec
+     * is not judged, the host reports "<instance>: plugin failed: " and
+     * the text of svc->error(), or without one "plugin '<instance>':
+     * validate returned 7 (no message)", and the respol command exits 3.
+     * Required. */
     int (*validate) (struct rp_plugin *p, const struct rp_jobspec *js,
                      struct rp_validation *v);
 
@@ -282,7 +284,9 @@ struct rp_match_ops {
     uint32_t stop_after; /* 0: every candidate; k: stop at k x needed */
 
     /* Score v (higher is preferred): set *score and return 0, or return
-     * -1 after svc->error () to fail the match.  Optional. */
+     * -1 after svc->error () to fail the match ("policy 'NAME': score
+     * failed: TEXT"; without a text "policy 'NAME': score returned -1 (no
+     * message)").  Optional. */
     int (*score) (struct rp_plugin *p, const struct rp_match *m,
                   rp_vertex_t v, int64_t *score);
 

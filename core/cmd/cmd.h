@@ -2,7 +2,10 @@
 /* Shared pieces of the respol command: subcommand entry points and the
  * helpers that give every subcommand the same error conventions:
  *   respol: SUBCOMMAND: message     on stderr
- *   exit 1 on bad input, 2 on bad usage.
+ *   exit 1 on bad input (a rejected job included), 2 on bad usage, 3 when
+ *   a plugin failed (it returned an error or an unknown verdict, so the
+ *   job was not judged); a plugin that crashes kills the command with its
+ *   signal (128 + the signal in a shell) after the library names it.
  */
 #ifndef RESPOL_CMD_H
 #define RESPOL_CMD_H
@@ -20,6 +23,7 @@
 
 #define EXIT_INPUT 1
 #define EXIT_USAGE 2
+#define EXIT_PLUGIN 3
 
 /* Subcommands: argv[0] is the subcommand name. Return the exit status. */
 int cmd_idset (int argc, char **argv);
@@ -176,9 +180,12 @@ struct rp_matcher *cmd_matcher_create (const char *sub, struct rp_graph *g,
 
 /* The message for a failed allocate or satisfiability check: "never
  * satisfiable: " (errnum ENODEV) or "not satisfiable now: " (EBUSY)
- * before the library's text.  Written into buf; returns buf. */
+ * before the library's text.  Written into buf; returns buf.
+ * cmd_match_status is the exit status for errnum: EXIT_PLUGIN for EPROTO
+ * (the policy failed), else EXIT_INPUT. */
 const char *cmd_match_error (const rp_error_t *error, int errnum, char *buf,
                              size_t size);
+int cmd_match_status (int errnum);
 
 /* Parse --now (seconds since the epoch: finite, >= 0) and a job id
  * (decimal, unsigned 64-bit).  0, or -1 with the output untouched. */

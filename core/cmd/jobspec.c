@@ -21,8 +21,8 @@
  * --config, else $RESPOL_CONFIG, else the installed configuration) on each
  * valid jobspec: its warnings and its rejection are printed as
  * "respol: jobspec: [warning: ]job.yaml: <instance>: <message>" (a
- * rejection exits 1), and --print prints the final, amended jobspec as
- * YAML.
+ * rejection exits 1, a validator that fails exits 3, whatever the other
+ * files gave), and --print prints the final, amended jobspec as YAML.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -156,7 +156,8 @@ static struct rp_config *load_config (const char *path)
 }
 
 /* Run the validator stack on js, print its messages (and, if print and
- * it accepts, the final jobspec).  EXIT_INPUT when rejected. */
+ * it accepts, the final jobspec).  EXIT_INPUT when rejected, EXIT_PLUGIN
+ * when a validator failed. */
 static int run_stack (const struct rp_config *cfg, struct rp_jobspec *js,
                       bool print)
 {
@@ -164,6 +165,7 @@ static int run_stack (const struct rp_config *cfg, struct rp_jobspec *js,
     struct rp_jobspec *amended = NULL;
     const char *name = rp_doc_name (rp_jobspec_doc (js));
     int verdict = rp_config_validate (cfg, js, &amended, d);
+    int saved_errno = errno; /* stderr's writes may change errno */
 
     for (size_t i = 0; i < rp_diags_count (d); i++) {
         bool warning = rp_diags_severity (d, i) == RP_DIAG_WARNING;
@@ -171,8 +173,10 @@ static int run_stack (const struct rp_config *cfg, struct rp_jobspec *js,
                  warning ? "warning: " : "", name, rp_diags_text (d, i));
     }
     rp_diags_destroy (d);
+    if (verdict < 0 && saved_errno == EPROTO)
+        return EXIT_PLUGIN;
     if (verdict < 0)
-        cmd_die (SUB, "%s: %s", name, strerror (errno));
+        cmd_die (SUB, "%s: %s", name, strerror (saved_errno));
     if (verdict != RP_REJECT && print)
         print_yaml (rp_jobspec_json (amended ? amended : js));
     rp_jobspec_destroy (amended);
@@ -189,8 +193,9 @@ static int run_validate (const struct options *o, int argc, char **argv)
     cfg = load_config (o->config);
     for (int i = 0; i < argc; i++) {
         struct rp_jobspec *js = load (argv[i], o->profile);
-        if (!js || run_stack (cfg, js, o->print) != 0)
-            status = EXIT_INPUT;
+        int rc = js ? run_stack (cfg, js, o->print) : EXIT_INPUT;
+        if (rc != 0 && status != EXIT_PLUGIN)
+            status = rc;
         rp_jobspec_destroy (js);
     }
     rp_config_destroy (cfg);

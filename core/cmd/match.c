@@ -166,6 +166,11 @@ const char *cmd_match_error (const rp_error_t *error, int errnum, char *buf,
     return buf;
 }
 
+int cmd_match_status (int errnum)
+{
+    return errnum == EPROTO ? EXIT_PLUGIN : EXIT_INPUT;
+}
+
 int cmd_parse_now (const char *s, double *now)
 {
     char *end;
@@ -249,19 +254,21 @@ static int run (const char *op, const char *path, struct options *o)
     struct rp_matcher *m = cmd_matcher_create (SUB, g, cfg, o->policy);
     rp_error_t error;
     char buf[sizeof (error.text) + 32];
-    int rc;
+    int rc, status = 0;
 
     if (!strcmp (op, "allocate"))
         rc = allocate (m, js, o, &error);
     else
         rc = satisfiability (m, js, &error);
-    if (rc < 0)
+    if (rc < 0) {
+        status = cmd_match_status (errno);
         cmd_warn (SUB, "%s",
                   cmd_match_error (&error, errno, buf, sizeof (buf)));
+    }
     rp_matcher_destroy (m);
     rp_config_destroy (cfg);
     rp_jobspec_destroy (js);
-    return rc < 0 ? EXIT_INPUT : 0;
+    return status;
 }
 
 static void set_option (struct options *o, int c)

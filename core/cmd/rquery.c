@@ -21,7 +21,8 @@
  *   failed match does not leave a hole in the numbering.
  * - A failing command prints "respol: query: line N: WORDS: message" on
  *   stderr (WORDS: the command's words, single spaced) and the script
- *   goes on; the exit status is 1 when any command failed.  free, release
+ *   goes on; the exit status is 1 when any command failed, 3 when a
+ *   match failed because its policy did (EPROTO).  free, release
  *   and set-state print nothing when they succeed.
  * - A line is read into a fixed buffer: one longer than 64 KiB is
  *   skipped to its end and reported, never stored, so memory does not
@@ -105,6 +106,7 @@ struct query {
     uint64_t next_jobid;
     unsigned long line;
     bool failed;
+    bool plugin_failed; /* a policy failed (EPROTO) */
     /* the current command: its words and their single spaced text */
     char *words[MAX_WORDS + 1];
     int nwords;
@@ -320,8 +322,10 @@ static void cmd_match_line (struct query *q)
     if (!(js = load_jobspec (q, q->words[2])))
         return;
     clock_gettime (CLOCK_MONOTONIC, &t0);
-    if (do_match (q, allocate, js, &error) < 0)
+    if (do_match (q, allocate, js, &error) < 0) {
+        q->plugin_failed |= cmd_match_status (errno) == EXIT_PLUGIN;
         fail (q, "%s", cmd_match_error (&error, errno, buf, sizeof (buf)));
+    }
     if (q->timing)
         fprintf (stderr, "respol: %s: line %lu: %s: %.6f s\n", SUB, q->line,
                  q->text, elapsed (&t0));
@@ -620,7 +624,7 @@ int cmd_query (int argc, char **argv)
         fclose (f);
     rp_matcher_destroy (q->m);
     rp_config_destroy (cfg);
-    status = q->failed ? EXIT_INPUT : 0;
+    status = q->plugin_failed ? EXIT_PLUGIN : q->failed ? EXIT_INPUT : 0;
     free (q);
     if (fflush (stdout) != 0 || ferror (stdout))
         cmd_die (SUB, "write error: %s", strerror (errno));
