@@ -106,6 +106,14 @@
  *   (mmap'ed, unmapped by a thread-exit destructor), so a stack overflow
  *   is named too.  The record is cleared in a child forked during a call
  *   (pthread_atfork): the child is not in the call.
+ * - Logging.  svc->log compares the level first (the host's level, else
+ *   the instance's configuration's, else warning) and formats only what
+ *   passes, so a policy's debug messages in score cost a comparison when
+ *   they are off.  A message is made one line (control characters as
+ *   \xHH): it is written to a terminal, a file or syslog, and may carry
+ *   a user's text (a queue name) that must not forge a line or move a
+ *   cursor.  The destination is the configuration's (struct plugin_log,
+ *   which core/config.c opens: see there for the log file's checks).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -121,6 +129,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/paths.h"
@@ -177,12 +187,14 @@ void plugin_promote_globals (void)
 static void default_log (const char *instance, int level, const char *message,
                          void *arg)
 {
-    if (level <= RP_LOG_WARNING)
-        fprintf (stderr, "%s: %s\n", instance, message);
+    fprintf (stderr, "%s: %s: %s\n", instance, rp_log_level_name (level),
+             message);
 }
 
 static rp_plugin_log_f log_fn = default_log;
 static void *log_arg;
+/* rp_plugin_set_log_level; 0: not set.  Read without a lock. */
+static int host_level;
 
 void rp_plugin_set_log (rp_plugin_log_f fn, void *arg)
 {
@@ -190,15 +202,127 @@ void rp_plugin_set_log (rp_plugin_log_f fn, void *arg)
     log_arg = fn ? arg : NULL;
 }
 
+static const char *const level_names[] = {
+    [RP_LOG_ERR] = "error",     [RP_LOG_WARNING] = "warning",
+    [RP_LOG_NOTICE] = "notice", [RP_LOG_INFO] = "info",
+    [RP_LOG_DEBUG] = "debug",
+};
+
+static bool level_valid (int level)
+{
+    return level >= RP_LOG_ERR && level <= RP_LOG_DEBUG;
+}
+
+const char *rp_log_level_name (int level)
+{
+    return level_valid (level) ? level_names[level] : NULL;
+}
+
+int rp_log_level_parse (const char *s)
+{
+    if (!s) {
+        errno = EINVAL;
+        return -1;
+    }
+    for (int l = RP_LOG_ERR; l <= RP_LOG_DEBUG; l++)
+        if (!strcmp (s, level_names[l]))
+            return l;
+    if (!strcmp (s, "err"))
+        return RP_LOG_ERR;
+    if (s[0] >= '0' + RP_LOG_ERR && s[0] <= '0' + RP_LOG_DEBUG && !s[1])
+        return s[0] - '0';
+    errno = EINVAL;
+    return -1;
+}
+
+int rp_plugin_set_log_level (int level)
+{
+    if (level != 0 && !level_valid (level)) {
+        errno = EINVAL;
+        return -1;
+    }
+    __atomic_store_n (&host_level, level, __ATOMIC_RELAXED);
+    return 0;
+}
+
+/* The most verbose level p's messages are delivered at: the host's,
+ * else its configuration's, else warning. */
+static int log_level (const struct rp_plugin *p)
+{
+    int level = __atomic_load_n (&host_level, __ATOMIC_RELAXED);
+
+    if (level)
+        return level;
+    if (p->log && p->log->level)
+        return p->log->level;
+    return RP_LOG_WARNING;
+}
+
+/* msg on one line: control characters as \xHH, cut to fit out. */
+static void log_escape (char *out, size_t size, const char *msg)
+{
+    size_t n = 0;
+
+    for (const unsigned char *s = (const unsigned char *)msg; *s; s++) {
+        bool ctl = *s < 0x20 || *s == 0x7f;
+        if (n + (ctl ? 4 : 1) >= size)
+            break;
+        if (ctl)
+            n += (size_t)snprintf (out + n, size - n, "\\x%02x", *s);
+        else
+            out[n++] = (char)*s;
+    }
+    out[n] = '\0';
+}
+
+static int write_all (int fd, const char *buf, size_t len);
+
+/* "TIME PROGRAM[PID]: INSTANCE: LEVEL: MESSAGE", one write, so lines of
+ * processes sharing the file (O_APPEND) do not mix. */
+static void log_to_file (int fd, const char *instance, int level,
+                         const char *msg)
+{
+    char line[1600], stamp[32];
+    time_t now = time (NULL);
+    struct tm tm;
+    int n;
+
+    if (!gmtime_r (&now, &tm)
+        || !strftime (stamp, sizeof (stamp), "%Y-%m-%dT%H:%M:%SZ", &tm))
+        snprintf (stamp, sizeof (stamp), "-");
+    n = snprintf (line, sizeof (line), "%s %s[%ld]: %s: %s: %s\n", stamp,
+                  program_invocation_short_name, (long)getpid (), instance,
+                  rp_log_level_name (level), msg);
+    if (n < 0)
+        return;
+    if ((size_t)n >= sizeof (line)) {
+        n = sizeof (line) - 1;
+        line[n - 1] = '\n';
+    }
+    (void)write_all (fd, line, (size_t)n);
+}
+
 static void svc_log (struct rp_plugin *p, int level, const char *fmt, ...)
 {
-    char buf[1024];
+    char raw[1024], msg[1024];
+    const char *instance = p->instance ? p->instance : p->name;
     va_list ap;
 
+    level = level < RP_LOG_ERR     ? RP_LOG_ERR
+            : level > RP_LOG_DEBUG ? RP_LOG_DEBUG
+                                   : level;
+    if (level > log_level (p))
+        return;
     va_start (ap, fmt);
-    vsnprintf (buf, sizeof (buf), fmt, ap);
+    vsnprintf (raw, sizeof (raw), fmt, ap);
     va_end (ap);
-    log_fn (p->instance ? p->instance : p->name, level, buf, log_arg);
+    log_escape (msg, sizeof (msg), raw);
+    if (p->log && p->log->to == PLUGIN_LOG_SYSLOG)
+        syslog (LOG_USER | level, "%s: %s", instance, msg);
+    else if (p->log && p->log->to == PLUGIN_LOG_FILE)
+        log_to_file (p->log->fd, instance, level, msg);
+    else
+        log_fn (instance, level, msg, log_arg);
 }
 
 static const json_t *svc_config (struct rp_plugin *p)
@@ -256,8 +380,6 @@ static const char *const crash_words[] = {
 /* Large enough for the handler and what it chains to (a sanitizer's
  * report runs on it too). */
 #define ALTSTACK_SIZE ((size_t)256 * 1024)
-
-static int write_all (int fd, const char *buf, size_t len);
 
 static pthread_once_t crash_once = PTHREAD_ONCE_INIT;
 static struct sigaction crash_previous[NCRASH];
@@ -787,6 +909,61 @@ int plugin_secure_open (const char *file, const char *verb, bool check,
         close (fd);
         fd = -1;
     }
+    free (real);
+    return fd;
+}
+
+/* A log file that exists must be a regular file with one name: a hard
+ * link would make respol write to the file it was made from. */
+static int check_log_file (const char *file, const struct stat *st,
+                           rp_error_t *error)
+{
+    if (check_regular (file, st, error) < 0
+        || check_file (file, "write", st, error) < 0)
+        return -1;
+    if (st->st_nlink > 1)
+        return rp_error_set (error, EPERM,
+                             "%s: refusing to write: the file has %lu hard "
+                             "links",
+                             file, (unsigned long)st->st_nlink);
+    return 0;
+}
+
+int plugin_log_open (const char *file, rp_error_t *error)
+{
+    char *real = NULL;
+    struct stat st;
+    int fd = -1;
+
+    if (file[0] != '/')
+        return rp_error_set (error, EINVAL, "%s: not an absolute path", file);
+    if (!(real = resolve_dir (file)))
+        return rp_error_set (error, errno, "%s: %s", file, strerror (errno));
+    if (check_dirs (file, "write", real, error) < 0)
+        goto out;
+    /* Looked at before the open, as for reading: opening a FIFO or a
+     * device can block or act. */
+    if (lstat (real, &st) == 0 && check_log_file (file, &st, error) < 0)
+        goto out;
+    fd = open (real,
+               O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY
+                   | O_NONBLOCK,
+               0600);
+    if (fd < 0) {
+        rp_error_set (error, errno, "%s: %s", file,
+                      errno == ELOOP ? "not a regular file (a symbolic link)"
+                                     : strerror (errno));
+        goto out;
+    }
+    if (fstat (fd, &st) < 0) {
+        rp_error_set (error, errno, "%s: %s", file, strerror (errno));
+        close (fd);
+        fd = -1;
+    } else if (check_log_file (file, &st, error) < 0) {
+        close (fd);
+        fd = -1;
+    }
+out:
     free (real);
     return fd;
 }

@@ -18,6 +18,19 @@
 #include "respol/error.h"
 #include "respol/plugin.h"
 
+/* A configuration's log block (core/config.c reads it and owns it; the
+ * instances it loads point to it). */
+enum plugin_log_to {
+    PLUGIN_LOG_HANDLER = 0, /* rp_plugin_set_log's handler (stderr) */
+    PLUGIN_LOG_SYSLOG,
+    PLUGIN_LOG_FILE,
+};
+struct plugin_log {
+    int level; /* RP_LOG_ERR..RP_LOG_DEBUG; 0: not given */
+    enum plugin_log_to to;
+    int fd; /* PLUGIN_LOG_FILE: open for appending */
+};
+
 struct rp_plugin {
     char *file;        /* absolute path as resolved */
     char *name;        /* descriptor name (copied) */
@@ -43,6 +56,9 @@ struct rp_plugin {
     bool initialized;
     char error[RP_ERROR_TEXT_SIZE]; /* last svc->error text, "" if none */
 
+    /* Where svc->log goes: the configuration's log block (owned by it),
+     * NULL for the defaults. */
+    const struct plugin_log *log;
     /* "respol: plugin 'INSTANCE' (FILE) crashed in ", written by the
      * crash handler; made by plugin_start. */
     char *crash_prefix;
@@ -101,6 +117,16 @@ int plugin_secure_open (const char *file, const char *verb, bool check,
 /* Make librespol's and jansson's symbols global (once per process), for
  * plugins loaded by a host that opened librespol with RTLD_LOCAL. */
 void plugin_promote_globals (void);
+
+/* Open file (absolute) to append log lines to it, creating it (mode
+ * 0600) when it does not exist, under the configuration's trust rules:
+ * every directory above it owned by root or the effective user and
+ * writable by no one else (or sticky, with the entry root's or the
+ * user's); the file is not followed if it is a symlink, and must be a
+ * regular file with one link, owned by root or the user, writable by no
+ * one else.  The descriptor (O_APPEND, close-on-exec), or -1 with error
+ * ("FILE: refusing to write: ..."). */
+int plugin_log_open (const char *file, rp_error_t *error);
 
 /* A call into a plugin, for the crash handler.  Around every call of a
  * plugin's function:

@@ -28,7 +28,7 @@ test_expect_success 'setup: a configuration with four instances' '
 
 test_expect_success 'plugin --help prints the usage on stdout' '
 	respol plugin --help >out &&
-	grep "^Usage: respol plugin list \[--config=FILE\] \[--json\]$" out &&
+	grep "^Usage: respol plugin list \[--config=FILE\] \[--json\] \[-v\]$" out &&
 	grep "^       respol plugin info \[--json\] FILE$" out &&
 	grep "^  list " out &&
 	grep "^  info " out

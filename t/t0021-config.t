@@ -20,7 +20,7 @@ test_expect_success 'the installed directories are known to the tests' '
 '
 test_expect_success 'config --help prints the usage on stdout' '
 	respol config --help >out &&
-	grep "^Usage: respol config check \[--verbose\] \[FILE\]$" out &&
+	grep "^Usage: respol config check \[-v|--verbose\]... \[FILE\]$" out &&
 	grep "^  check " out &&
 	respol config check -h >out2 &&
 	test_cmp out out2

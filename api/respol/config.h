@@ -20,6 +20,17 @@
  *     - plugin: first                    # the first entry is the default
  *   property: []   # reserved stacks: any entry is an error for now
  *   shell: []
+ *   log:                                 # plugins' svc->log messages
+ *     level: info     # err|warning|notice|info|debug or 3-7 (warning)
+ *     to: syslog      # stderr (the default), syslog, or /an/absolute/file
+ *
+ * The log level set by the host (rp_plugin_set_log_level: the respol
+ * command's -v and RESPOL_LOG) wins over the file's.  A log file is
+ * opened (append, close-on-exec, created 0600) before the first init and
+ * closed after the last fini, under the checks of the configuration
+ * file itself (it is written, and a directory someone else can write
+ * would let them point it at any file); one that cannot be opened or is
+ * refused is a warning, and messages go to stderr instead.
  *
  * A plugin named without '/' is searched, in order, in the configuration's
  * plugin-path, then in $RESPOL_PLUGIN_PATH (colon separated; empty and
@@ -202,14 +213,38 @@ void rp_plugin_destroy (struct rp_plugin *p);
 int rp_plugin_desc_check (const struct rp_plugin_desc *desc, uint32_t kind,
                           rp_error_t *error);
 
-/* Where plugins' svc->log messages go.  The handler receives the instance
- * name, an enum rp_log_level and the formatted message (borrowed for the
- * call).  The default handler (fn NULL) prints levels up to RP_LOG_WARNING
- * on stderr as "<instance>: <message>".  Process-wide: set it before
- * loading a configuration. */
+/* Plugins' svc->log messages.  A message is delivered when its level is
+ * at most the log level: the one set with rp_plugin_set_log_level, else
+ * the configuration's (the "log" block's "level"), else RP_LOG_WARNING.
+ * Levels below RP_LOG_ERR count as RP_LOG_ERR, above RP_LOG_DEBUG as
+ * RP_LOG_DEBUG.  A message above the level costs a comparison: it is not
+ * formatted.  A delivered message is one line: control characters (a
+ * newline, an escape) are written as \xHH, and it is cut at 1023 bytes.
+ *
+ * Where it goes is the configuration's "to": syslog (facility user,
+ * "<instance>: <message>"), a file (one line per message, "TIME
+ * PROGRAM[PID]: <instance>: <level>: <message>", TIME in UTC as
+ * 2024-05-01T12:00:00Z), or, by default ("stderr"), the handler set here.
+ * The handler receives the instance name, the level (an enum
+ * rp_log_level) and the message (borrowed for the call).  The default
+ * handler (fn NULL) prints "<instance>: <level name>: <message>" on
+ * stderr.  Process-wide: set it before loading a configuration. */
 typedef void (*rp_plugin_log_f) (const char *instance, int level,
                                  const char *message, void *arg);
 void rp_plugin_set_log (rp_plugin_log_f fn, void *arg);
+
+/* The host's log level (an enum rp_log_level), which wins over every
+ * configuration's: what a command line or an environment variable asks
+ * for.  0 unsets it (the configuration's level applies again).
+ * Process-wide, and may be changed at any time.  Returns 0, or -1 with
+ * EINVAL for another value. */
+int rp_plugin_set_log_level (int level);
+/* A level's name: "error", "warning", "notice", "info", "debug"; NULL for
+ * another value.  Static. */
+const char *rp_log_level_name (int level);
+/* A level from its name (as above, or "err", syslog's), or its number
+ * ("3" to "7").  Returns the level, or -1 with EINVAL. */
+int rp_log_level_parse (const char *s);
 
 /* --- the validator stack ------------------------------------------------ */
 

@@ -97,7 +97,13 @@ struct rp_host_services {
     uint32_t size;        /* sizeof (struct rp_host_services) in the host */
     uint32_t abi_version; /* RP_PLUGIN_ABI_VERSION of the host */
 
-    /* Log a message, prefixed by the host with the instance name. */
+    /* Log a message (printf-style, one line), from any operation, init to
+     * fini.  The host prefixes it with the instance name and delivers it
+     * when level is at most the log level (RP_LOG_WARNING unless the
+     * configuration's log block or the command line (-v, RESPOL_LOG) says
+     * otherwise) to stderr, syslog or a file (see rp_plugin_set_log in
+     * respol/config.h).  A message above the level is not formatted, so
+     * debug messages cost little when they are off. */
     void (*log) (struct rp_plugin *p, int level, const char *fmt, ...)
         __attribute__ ((format (printf, 3, 4)));
 

@@ -72,12 +72,22 @@ void cmd_bad_option (const char *sub, const char *prefix, int c, char **argv,
  * Returns the number of errors. */
 size_t cmd_print_diags (const char *sub, const struct rp_diags *d);
 
+/* Plugin log levels.  -v and --verbose (repeatable), given before the
+ * subcommand or to a subcommand that runs plugins, call cmd_verbose; the
+ * level is then info (-v) or debug (-vv), else $RESPOL_LOG (a name or
+ * 3..7), else unset: the configuration's log level, else warning. */
+void cmd_verbose (void);
+/* The level the command line and $RESPOL_LOG ask for (0: neither); a bad
+ * $RESPOL_LOG is reported once, as a warning of sub, and ignored. */
+int cmd_log_level (const char *sub);
+
 /* Load the plugin configuration (path, else $RESPOL_CONFIG, else the
- * installed one) with plugin messages sent to log (arg), print every
- * message of the load, and return it; NULL, after printing why, when it
- * does not load.  Caller must rp_config_destroy. */
-struct rp_config *cmd_load_config (const char *sub, const char *path,
-                                   rp_plugin_log_f log, void *arg);
+ * installed one) with the log level of cmd_log_level and plugin messages
+ * printed on stderr as "respol: SUB: INSTANCE: LEVEL: message" (unless
+ * the configuration sends them elsewhere), print every message of the
+ * load, and return it; NULL, after printing why, when it does not load.
+ * Caller must rp_config_destroy. */
+struct rp_config *cmd_load_config (const char *sub, const char *path);
 
 /* Read all of stream into a NUL terminated buffer (caller frees), dying
  * with a message on error or when it exceeds CMD_INPUT_MAX bytes. */
@@ -167,8 +177,8 @@ int cmd_query (int argc, char **argv);
 /* --- matching: pieces shared by respol match and respol query ---------- */
 struct rp_matcher;
 
-/* The plugin configuration (cmd_load_config, plugin warnings printed as
- * "respol: SUB: instance: message"); exits 1 when it does not load. */
+/* The plugin configuration (cmd_load_config); exits 1 when it does not
+ * load. */
 struct rp_config *cmd_match_config (const char *sub, const char *path);
 
 /* A matcher over g (ownership taken) with the policy named policy

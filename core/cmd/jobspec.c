@@ -23,6 +23,8 @@
  * "respol: jobspec: [warning: ]job.yaml: <instance>: <message>" (a
  * rejection exits 1, a validator that fails exits 3, whatever the other
  * files gave), and --print prints the final, amended jobspec as YAML.
+ * -v / --verbose (validate only) shows what plugins log at info, -vv at
+ * debug.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -73,7 +75,8 @@ static const struct jobspec_cmd commands[] = {
       "                      (default $RESPOL_CONFIG, else the installed "
       "one)\n"
       "      --print         print the jobspec as amended by the stack, as "
-      "YAML\n",
+      "YAML\n"
+      "  -v, --verbose       print plugin messages up to info (-vv: debug)\n",
       true, run_validate },
     { "convert", "[--json|--yaml] FILE",
       "print a document as JSON (from YAML) or YAML (from JSON)",
@@ -138,17 +141,10 @@ static struct rp_jobspec *load (const char *path,
 
 /* --- validate ----------------------------------------------------------- */
 
-static void plugin_log (const char *instance, int level, const char *msg,
-                        void *arg)
-{
-    if (level <= RP_LOG_WARNING)
-        fprintf (stderr, "respol: %s: %s: %s\n", SUB, instance, msg);
-}
-
 /* The plugin configuration (path, else $RESPOL_CONFIG, else installed). */
 static struct rp_config *load_config (const char *path)
 {
-    struct rp_config *cfg = cmd_load_config (SUB, path, plugin_log, NULL);
+    struct rp_config *cfg = cmd_load_config (SUB, path);
 
     if (!cfg)
         exit (EXIT_INPUT);
@@ -329,7 +325,15 @@ static int run_summary (const struct options *o, int argc, char **argv)
 /* Long-only options have values >= 256, so a rejected option whose optopt
  * is above OPT_HELP was one of the long options that not every subcommand
  * takes. */
-enum { OPT_HELP = 256, OPT_PROFILE, OPT_JSON, OPT_YAML, OPT_CONFIG, OPT_PRINT };
+enum {
+    OPT_HELP = 256,
+    OPT_PROFILE,
+    OPT_JSON,
+    OPT_YAML,
+    OPT_CONFIG,
+    OPT_PRINT,
+    OPT_VERBOSE,
+};
 
 static const struct option all_opts[] = {
     { "help", no_argument, NULL, OPT_HELP },
@@ -338,6 +342,7 @@ static const struct option all_opts[] = {
     { "yaml", no_argument, NULL, OPT_YAML },
     { "config", required_argument, NULL, OPT_CONFIG },
     { "print", no_argument, NULL, OPT_PRINT },
+    { "verbose", no_argument, NULL, OPT_VERBOSE },
     { NULL, 0, NULL, 0 },
 };
 
@@ -352,7 +357,7 @@ static const char *option_name (int opt)
 /* Is option opt one that cmd takes? */
 static bool takes (const struct jobspec_cmd *cmd, int opt)
 {
-    if (opt == OPT_CONFIG || opt == OPT_PRINT)
+    if (opt == OPT_CONFIG || opt == OPT_PRINT || opt == OPT_VERBOSE)
         return cmd->run == run_validate;
     if (opt == OPT_PROFILE)
         return cmd->run != run_convert;
@@ -386,6 +391,8 @@ static void set_option (const struct jobspec_cmd *cmd, struct options *o,
             cmd_usage_error (SUB, "%sunknown profile '%s'", prefix, optarg);
     } else if (opt == OPT_CONFIG)
         o->config = optarg;
+    else if (opt == OPT_VERBOSE)
+        cmd_verbose ();
     else if (opt == OPT_PRINT)
         o->print = true;
     else if (cmd->run == run_convert)
@@ -403,13 +410,18 @@ static void parse_options (const struct jobspec_cmd *cmd, struct options *o,
     snprintf (prefix, sizeof (prefix), "%s: ", cmd->name);
     optind = 0;
     opterr = 0;
-    while ((c = getopt_long (argc, argv, SHORTOPTS, all_opts, NULL)) != -1) {
+    while ((c = getopt_long (argc, argv, SHORTOPTS "v", all_opts, NULL))
+           != -1) {
         if (c == 'h' || c == OPT_HELP) {
             usage_cmd (stdout, cmd);
             exit (0);
         }
         if (c == '?')
             bad_option (cmd, prefix, c, argv, all_opts);
+        if (c == 'v' && !takes (cmd, OPT_VERBOSE))
+            cmd_usage_error (SUB, "%sunknown option '-v'", prefix);
+        if (c == 'v')
+            c = OPT_VERBOSE;
         if (!takes (cmd, c))
             cmd_usage_error (SUB, "%sunknown option '--%s'", prefix,
                              option_name (c));

@@ -66,10 +66,11 @@ static const struct option opts[] = {
     { "profile", required_argument, NULL, OPT_PROFILE },
     { "now", required_argument, NULL, OPT_NOW },
     { "jobid", required_argument, NULL, OPT_JOBID },
+    { "verbose", no_argument, NULL, 'v' },
     CMD_RESOURCE_LONGOPTS,
     { NULL, 0, NULL, 0 },
 };
-#define SHORTOPTS "h" CMD_RESOURCE_SHORTOPTS
+#define SHORTOPTS "hv" CMD_RESOURCE_SHORTOPTS
 
 struct options {
     const char *config;
@@ -104,25 +105,17 @@ static void usage (FILE *f)
              "      --now=SECONDS   the start time written in R (default: "
              "now)\n"
              "      --jobid=N       the job's id (default 1)\n"
+             "  -v, --verbose       print plugin messages up to info "
+             "(-vv: debug)\n"
              "  -h, --help          print this message\n\n%s",
              cmd_resources_help);
 }
 
 /* --- shared with respol query (cmd.h) ------------------------------------ */
 
-static void plugin_log (const char *instance, int level, const char *msg,
-                        void *arg)
-{
-    const char *sub = arg;
-
-    if (level <= RP_LOG_WARNING)
-        fprintf (stderr, "respol: %s: %s: %s\n", sub, instance, msg);
-}
-
 struct rp_config *cmd_match_config (const char *sub, const char *path)
 {
-    struct rp_config *cfg =
-        cmd_load_config (sub, path, plugin_log, (void *)sub);
+    struct rp_config *cfg = cmd_load_config (sub, path);
 
     if (!cfg)
         exit (EXIT_INPUT);
@@ -273,7 +266,9 @@ static int run (const char *op, const char *path, struct options *o)
 
 static void set_option (struct options *o, int c)
 {
-    if (c == OPT_CONFIG)
+    if (c == 'v')
+        cmd_verbose ();
+    else if (c == OPT_CONFIG)
         o->config = optarg;
     else if (c == OPT_POLICY)
         o->policy = optarg;

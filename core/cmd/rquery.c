@@ -84,10 +84,11 @@ static const struct option opts[] = {
     { "now", required_argument, NULL, OPT_NOW },
     { "timing", no_argument, NULL, OPT_TIMING },
     { "file", required_argument, NULL, 'f' },
+    { "verbose", no_argument, NULL, 'v' },
     CMD_RESOURCE_LONGOPTS,
     { NULL, 0, NULL, 0 },
 };
-#define SHORTOPTS "hP:F:f:" CMD_RESOURCE_SHORTOPTS
+#define SHORTOPTS "hvP:F:f:" CMD_RESOURCE_SHORTOPTS
 
 struct options {
     const char *config;
@@ -147,6 +148,8 @@ static void usage (FILE *f)
              "now)\n"
              "      --timing        print how long each match took, on "
              "stderr\n"
+             "  -v, --verbose       print plugin messages up to info "
+             "(-vv: debug)\n"
              "  -h, --help          print this message\n\n%s",
              cmd_resources_help);
 }
@@ -552,7 +555,9 @@ static void loop (struct query *q, FILE *f)
 
 static void set_option (struct options *o, struct query *q, int c)
 {
-    if (c == OPT_CONFIG)
+    if (c == 'v')
+        cmd_verbose ();
+    else if (c == OPT_CONFIG)
         o->config = optarg;
     else if (c == 'P')
         o->policy = optarg;

@@ -992,6 +992,7 @@ static void test_log (void)
     struct rp_config *cfg;
 
     rp_plugin_set_log (log_handler, "arg");
+    rp_plugin_set_log_level (RP_LOG_DEBUG);
     cfg = load ("validate:\n  - {plugin: $FIX/good.so, name: g, config: "
                 "{x: 1}}\n",
                 0, NULL);
@@ -1000,6 +1001,7 @@ static void test_log (void)
         "message and argument");
     rp_config_destroy (cfg);
     rp_plugin_set_log (NULL, NULL);
+    rp_plugin_set_log_level (0);
 }
 
 /* --- the validator stack ------------------------------------------------ */
