@@ -397,7 +397,7 @@ test_expect_success INSTALL 'install: make install below a sticky directory writ
 '
 test_expect_success INSTALL 'install: respol config check reads the installed configuration' '
 	irespol config check >out &&
-	echo "$CONF: ok (no plugins)" >expected &&
+	echo "$CONF: ok: no plugins configured" >expected &&
 	test_cmp expected out
 '
 test_expect_success INSTALL 'install: respol plugin info reads an installed plugin' '

@@ -147,7 +147,7 @@ test_expect_success 'a configuration loads it, and a shipped plugin, from the in
 	    config: {max-gpus-per-node: 4, gpu-queue: gpu}
 	EOF
 	irespol config check site.yaml >out &&
-	echo "site.yaml: ok (2 plugins: validate: queues, site-gpus)" >expected &&
+	echo "site.yaml: ok: 2 plugins loaded, checked and initialised with their configuration blocks (validate: queues, site-gpus); no jobspec was run through them" >expected &&
 	test_cmp expected out
 '
 test_expect_success 'its configuration block is checked' '

@@ -99,6 +99,12 @@ test_expect_success 'the instance name is the one named' '
 	_file=crash expect_crash 134 Aborted site validate \
 		respol jobspec validate --config=named.yaml job.yaml
 '
+test_expect_success 'config check runs no jobspec: a plugin that crashes in validate passes, and the line says so' '
+	crash_config c.yaml validate crash validate segv &&
+	respol config check c.yaml >out &&
+	echo "c.yaml: ok: 1 plugin loaded, checked and initialised with its configuration block (validate: crash); no jobspec was run through it" >expected &&
+	test_cmp expected out
+'
 test_expect_success 'a plugin that does not crash is not named' '
 	crash_config c.yaml validate crash init none &&
 	respol jobspec validate --config=c.yaml job.yaml 2>err &&

@@ -469,12 +469,12 @@ test_expect_success 'a match command with such a configuration fails' '
 test_expect_success 'the match stack commented out in conf/respol.yaml loads' '
 	cp "$RESPOL_SRCDIR/conf/respol.yaml" default.yaml &&
 	respol config check default.yaml >out &&
-	echo "default.yaml: ok (no plugins)" >expected &&
+	echo "default.yaml: ok: no plugins configured" >expected &&
 	test_cmp expected out &&
 	sed -n "/^# match:\$/,/^\$/p" "$RESPOL_SRCDIR/conf/respol.yaml" |
 		sed "s/^# \{0,1\}//" >example.yaml &&
 	respol config check example.yaml >out &&
-	echo "example.yaml: ok (2 plugins: match: pack, wide)" >expected &&
+	echo "example.yaml: ok: 2 plugins loaded, checked and initialised with their configuration blocks (match: pack, wide); no jobspec was run through them" >expected &&
 	test_cmp expected out
 '
 

@@ -79,7 +79,7 @@ test_expect_success 'feasibility exports its descriptor and nothing else' '
 test_expect_success 'a block with one source loads' '
 	feasible gen.yaml "{generate: \"$GEN\"}" &&
 	respol config check gen.yaml >out &&
-	echo "gen.yaml: ok (1 plugin: validate: feasibility)" >expected &&
+	echo "gen.yaml: ok: 1 plugin loaded, checked and initialised with its configuration block (validate: feasibility); no jobspec was run through it" >expected &&
 	test_cmp expected out
 '
 test_expect_success 'no source, or no block at all' '

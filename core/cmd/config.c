@@ -7,8 +7,13 @@
  * checked and initialised with its configuration block, exactly as any
  * command would, and then everything is unloaded.  Every error is
  * printed ("respol: config: respol.yaml:7:13: validate[1]: ..."), and the
- * exit status is 1 if there was any.  On success it prints
- *   FILE: ok (2 plugins: validate: limits, queues)
+ * exit status is 1 if there was any.  On success it says what was done,
+ * and that no jobspec went through the plugins (a validate or match
+ * operation that would fail or crash is not found by a check), on one
+ * line:
+ *   FILE: ok: 2 plugins loaded, checked and initialised with their
+ *   configuration blocks (validate: limits, queues); no jobspec was run
+ *   through them
  * Without FILE, the file every command would read is checked
  * ($RESPOL_CONFIG, else the installed default; a missing installed default
  * is reported as the empty configuration it stands for).  Messages that
@@ -98,12 +103,15 @@ static void print_ok (const struct rp_config *cfg)
         return;
     }
     if (n == 0) {
-        printf ("%s: ok (no plugins)\n", rp_config_path (cfg));
+        printf ("%s: ok: no plugins configured\n", rp_config_path (cfg));
         return;
     }
     describe_stacks (cfg, list, sizeof (list));
-    printf ("%s: ok (%zu plugin%s: %s)\n", rp_config_path (cfg), n,
-            n == 1 ? "" : "s", list);
+    printf ("%s: ok: %zu plugin%s loaded, checked and initialised with %s "
+            "configuration block%s (%s); no jobspec was run through %s\n",
+            rp_config_path (cfg), n, n == 1 ? "" : "s",
+            n == 1 ? "its" : "their", n == 1 ? "" : "s", list,
+            n == 1 ? "it" : "them");
 }
 
 static int run_check (const char *path)
