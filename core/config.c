@@ -55,6 +55,21 @@
  *   closest known name (core/suggest.h): the keys of the file or of an
  *   entry; for a plugin, the NAME.so files of the search path; for a
  *   policy, the instances of the match stack first, then those files.
+ * - The log block: its level is the configuration's, which the host's
+ *   (rp_plugin_set_log_level: the command line, RESPOL_LOG) overrides.
+ *   Its destination is opened before the first init, so init's messages
+ *   go there too, and closed after the last fini.  A log file is written,
+ *   not read, but a path through a directory someone else can write lets
+ *   them put a symlink or a hard link there and have respol (root, say)
+ *   append to any file, or read what plugins log; so it gets the
+ *   configuration's checks (directories and file root's or the user's and
+ *   writable by no one else, sticky directories as for plugins), is not
+ *   followed if it is a symlink, must be a regular file with one link,
+ *   and is created 0600.  allow-insecure-path does not cover it.  A log
+ *   file that cannot be opened, or is refused, is a warning and the
+ *   messages go to stderr: a configuration shared by every user may name
+ *   a file only the daemon can write, and no command should fail for it
+ *   (syslog is the destination that works for everyone).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -93,6 +108,7 @@ struct rp_config {
     char **search;
     struct rp_stack policies;
     char **policy_keys;
+    struct plugin_log log; /* every instance points here */
 };
 
 /* One entry of a stack, as read (pointers borrowed from the document). */
@@ -118,6 +134,9 @@ struct loader {
     char **search;          /* the search path, built on first use */
     json_t *names;          /* instance name -> "validate[i]" of its entry */
     json_t *explicit_names; /* name -> true, every explicit name */
+    json_t *log;            /* the log block, borrowed, or NULL */
+    int log_level;          /* its level, 0 if none */
+    const char *log_to;     /* its destination, or NULL */
 };
 
 static const char config_installed[] = RP_SYSCONFDIR "/respol/respol.yaml";
@@ -374,6 +393,56 @@ static void read_stack (struct loader *ld, const json_t *root, uint32_t kind,
     }
 }
 
+static void read_log_level (struct loader *ld, json_t *log, json_t *v)
+{
+    json_int_t n = json_integer_value (v);
+    int level = -1;
+
+    if (json_is_string (v))
+        level = rp_log_level_parse (json_string_value (v));
+    else if (json_is_integer (v) && n >= RP_LOG_ERR && n <= RP_LOG_DEBUG)
+        level = (int)n;
+    if (level < 0)
+        err_at (ld, log, "level", 0,
+                "log: 'level' must be err, warning, notice, info, debug, "
+                "or 3 to 7");
+    else
+        ld->log_level = level;
+}
+
+static void read_log_to (struct loader *ld, json_t *log, json_t *v)
+{
+    const char *s = json_string_value (v);
+
+    if (s && (!strcmp (s, "stderr") || !strcmp (s, "syslog") || s[0] == '/'))
+        ld->log_to = s;
+    else
+        err_at (ld, log, "to", 0,
+                "log: 'to' must be stderr, syslog or an absolute file path");
+}
+
+static void read_log (struct loader *ld, const json_t *root, json_t *v)
+{
+    const char *key;
+    json_t *val;
+
+    if (json_is_null (v))
+        return;
+    if (!json_is_object (v)) {
+        err_at (ld, root, "log", 0, "log must be a mapping (level, to)");
+        return;
+    }
+    ld->log = v;
+    json_object_foreach (v, key, val) {
+        if (!strcmp (key, "level"))
+            read_log_level (ld, v, val);
+        else if (!strcmp (key, "to"))
+            read_log_to (ld, v, val);
+        else
+            err_key (ld, v, key, "log: unknown key '%s'", key);
+    }
+}
+
 /* The kind whose stack the top-level key names, or 0. */
 static uint32_t stack_kind (const char *key)
 {
@@ -392,6 +461,8 @@ static void read_key (struct loader *ld, const json_t *root, const char *key,
         read_stack (ld, root, kind, v);
     else if (!strcmp (key, "plugin-path"))
         read_plugin_path (ld, root, v);
+    else if (!strcmp (key, "log"))
+        read_log (ld, root, v);
     else if (!strcmp (key, "allow-insecure-path")) {
         if (json_is_boolean (v))
             ld->allow_insecure = json_is_true (v);
@@ -575,6 +646,7 @@ static void load_entry (struct loader *ld, struct rp_config *cfg,
     /* Added before init, so that a failed init is unloaded with the rest
      * (not finalised: it is not initialized). */
     s->v[s->count++] = p;
+    p->log = &cfg->log;
     start (ld, e, p, label);
 }
 
@@ -595,6 +667,30 @@ static int load_entries (struct loader *ld, struct rp_config *cfg)
     for (size_t i = 0; i < ld->nentries; i++)
         load_entry (ld, cfg, &ld->entries[i]);
     return 0;
+}
+
+/* The log block's destination, before any init; a file that cannot be
+ * opened is a warning (see above). */
+static void open_log (struct loader *ld, struct rp_config *cfg)
+{
+    rp_error_t error;
+    int line = 0, col = 0;
+
+    cfg->log.level = ld->log_level;
+    if (!ld->log_to || !strcmp (ld->log_to, "stderr"))
+        return;
+    if (!strcmp (ld->log_to, "syslog")) {
+        cfg->log.to = PLUGIN_LOG_SYSLOG;
+        return;
+    }
+    if ((cfg->log.fd = plugin_log_open (ld->log_to, &error)) >= 0) {
+        cfg->log.to = PLUGIN_LOG_FILE;
+        return;
+    }
+    rp_doc_key_position (ld->doc, ld->log, "to", &line, &col);
+    rp_diags_add (ld->diags, RP_DIAG_WARNING,
+                  "%s:%d:%d: log: 'to': %s; plugin messages go to stderr",
+                  rp_doc_name (ld->doc), line, col, error.text);
 }
 
 /* --- rp_config_load ----------------------------------------------------- */
@@ -641,6 +737,7 @@ static struct rp_config *config_create (const char *path)
         return NULL;
     for (uint32_t k = 1; k <= NKINDS; k++)
         cfg->stacks[k - 1].kind = k;
+    cfg->log.fd = -1;
     if (path && !(cfg->path = strdup (path))) {
         free (cfg);
         return NULL;
@@ -706,6 +803,7 @@ static int load (struct loader *ld, struct rp_config *cfg)
         return -1;
     if (ld->errors || (ld->flags & RP_CONFIG_NOLOAD))
         return 0;
+    open_log (ld, cfg);
     return load_entries (ld, cfg);
 }
 
@@ -874,6 +972,8 @@ void rp_config_destroy (struct rp_config *cfg)
             plugin_close (s->v[--s->count]);
         free (s->v);
     }
+    if (cfg->log.fd >= 0)
+        close (cfg->log.fd);
     free (cfg->path);
     free (cfg);
     errno = saved_errno;
@@ -1073,6 +1173,7 @@ static const struct rp_plugin *policy_load (struct rp_config *cfg,
         rp_error_set (error, ENOMEM, "out of memory");
         goto error;
     }
+    p->log = &cfg->log;
     if (plugin_start (p, instance, NULL, error) < 0) {
         free (cfg->policy_keys[cfg->policies.count]);
         rp_error_prefix (error, "%s", p->file);

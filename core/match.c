@@ -1023,23 +1023,31 @@ static size_t unit_push (struct rp_match *x, struct req *q, rp_vertex_t v,
 
 /* --- policy hooks --------------------------------------------------------- */
 
-static int policy_fail (struct rp_match *x, const char *op)
+/* op returned rc (not 0). */
+static int policy_fail (struct rp_match *x, const char *op, int rc)
 {
     if (x->p->error[0])
         return rp_error_set (x->error, EPROTO, "policy '%s': %s failed: %s",
                              x->p->instance, op, x->p->error);
-    return rp_error_set (x->error, EPROTO, "policy '%s': %s failed",
-                         x->p->instance, op);
+    return rp_error_set (x->error, EPROTO,
+                         "policy '%s': %s returned %d (no message)",
+                         x->p->instance, op, rc);
 }
 
 static int score (struct rp_match *x, rp_vertex_t v, int64_t *sc)
 {
+    struct plugin_call call;
+    int rc;
+
     *sc = 0;
     if (!x->ops.score)
         return 0;
     x->p->error[0] = '\0';
-    if (x->ops.score (x->p, x, v, sc) != 0)
-        return policy_fail (x, "score");
+    plugin_enter (&call, x->p, "score");
+    rc = x->ops.score (x->p, x, v, sc);
+    plugin_leave (&call);
+    if (rc != 0)
+        return policy_fail (x, "score", rc);
     return 0;
 }
 
@@ -1048,10 +1056,14 @@ static int prune (struct rp_match *x, rp_vertex_t v)
 {
     int rc;
 
+    struct plugin_call call;
+
     if (!x->ops.prune)
         return 1;
     x->p->error[0] = '\0';
+    plugin_enter (&call, x->p, "prune");
     rc = x->ops.prune (x->p, x, v);
+    plugin_leave (&call);
     if (rc == RP_WALK_CONTINUE)
         return 1;
     if (rc == RP_WALK_SKIP)
@@ -1089,7 +1101,9 @@ static rp_vertex_t *perm_scratch (struct rp_matcher *m, size_t n)
 static int order_candidates (struct rp_match *x, rp_vertex_t *v, size_t n)
 {
     rp_vertex_t *before, *after;
+    struct plugin_call call;
     bool same;
+    int rc;
 
     if (!x->ops.order_candidates || n == 0)
         return 0;
@@ -1098,8 +1112,11 @@ static int order_candidates (struct rp_match *x, rp_vertex_t *v, size_t n)
     after = before + n;
     memcpy (before, v, n * sizeof (*v));
     x->p->error[0] = '\0';
-    if (x->ops.order_candidates (x->p, x, v, n) != 0)
-        return policy_fail (x, "order_candidates");
+    plugin_enter (&call, x->p, "order_candidates");
+    rc = x->ops.order_candidates (x->p, x, v, n);
+    plugin_leave (&call);
+    if (rc != 0)
+        return policy_fail (x, "order_candidates", rc);
     memcpy (after, v, n * sizeof (*v));
     qsort (before, n, sizeof (*v), vertex_cmp);
     qsort (after, n, sizeof (*v), vertex_cmp);

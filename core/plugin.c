@@ -94,6 +94,31 @@
  *   api/respol/config.h promises.
  * - libltdl is not thread safe: every ltdl call (and lt_dlinit/lt_dlexit,
  *   one pair per loaded plugin, ltdl counts them) holds one mutex.
+ * - Naming a plugin that crashes.  Every call into a plugin sets a
+ *   per-thread record (plugin_enter/plugin_leave: the instance's prefix,
+ *   made once by plugin_start, and the operation's name; two stores), and
+ *   a handler for SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGABRT, installed
+ *   once per process before the first call, writes "respol: plugin 'NAME'
+ *   (FILE) crashed in OP: Segmentation fault" from that record with
+ *   write(2) alone, then chains: to the handler installed before it (a
+ *   sanitizer's, the host's), else to the default action, restored and
+ *   raised again.  Installed once rather than around each call because
+ *   score runs per candidate: two sigaction calls would cost more than
+ *   the call.  SA_NODEFER without SA_RESETHAND: the handler stays for
+ *   later signals a host may recover from, and resets the default action
+ *   itself when it chains to it.  The handler runs on an alternate stack
+ *   (SA_ONSTACK), which plugin_enter gives each thread that has none
+ *   (mmap'ed, unmapped by a thread-exit destructor), so a stack overflow
+ *   is named too.  The record is cleared in a child forked during a call
+ *   (pthread_atfork): the child is not in the call.
+ * - Logging.  svc->log compares the level first (the host's level, else
+ *   the instance's configuration's, else warning) and formats only what
+ *   passes, so a policy's debug messages in score cost a comparison when
+ *   they are off.  A message is made one line (control characters as
+ *   \xHH): it is written to a terminal, a file or syslog, and may carry
+ *   a user's text (a queue name) that must not forge a line or move a
+ *   cursor.  The destination is the configuration's (struct plugin_log,
+ *   which core/config.c opens: see there for the log file's checks).
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -101,13 +126,17 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/paths.h"
@@ -167,12 +196,14 @@ void plugin_promote_globals (void)
 static void default_log (const char *instance, int level, const char *message,
                          void *arg)
 {
-    if (level <= RP_LOG_WARNING)
-        fprintf (stderr, "%s: %s\n", instance, message);
+    fprintf (stderr, "%s: %s: %s\n", instance, rp_log_level_name (level),
+             message);
 }
 
 static rp_plugin_log_f log_fn = default_log;
 static void *log_arg;
+/* rp_plugin_set_log_level; 0: not set.  Read without a lock. */
+static int host_level;
 
 void rp_plugin_set_log (rp_plugin_log_f fn, void *arg)
 {
@@ -180,15 +211,127 @@ void rp_plugin_set_log (rp_plugin_log_f fn, void *arg)
     log_arg = fn ? arg : NULL;
 }
 
+static const char *const level_names[] = {
+    [RP_LOG_ERR] = "error",     [RP_LOG_WARNING] = "warning",
+    [RP_LOG_NOTICE] = "notice", [RP_LOG_INFO] = "info",
+    [RP_LOG_DEBUG] = "debug",
+};
+
+static bool level_valid (int level)
+{
+    return level >= RP_LOG_ERR && level <= RP_LOG_DEBUG;
+}
+
+const char *rp_log_level_name (int level)
+{
+    return level_valid (level) ? level_names[level] : NULL;
+}
+
+int rp_log_level_parse (const char *s)
+{
+    if (!s) {
+        errno = EINVAL;
+        return -1;
+    }
+    for (int l = RP_LOG_ERR; l <= RP_LOG_DEBUG; l++)
+        if (!strcmp (s, level_names[l]))
+            return l;
+    if (!strcmp (s, "err"))
+        return RP_LOG_ERR;
+    if (s[0] >= '0' + RP_LOG_ERR && s[0] <= '0' + RP_LOG_DEBUG && !s[1])
+        return s[0] - '0';
+    errno = EINVAL;
+    return -1;
+}
+
+int rp_plugin_set_log_level (int level)
+{
+    if (level != 0 && !level_valid (level)) {
+        errno = EINVAL;
+        return -1;
+    }
+    __atomic_store_n (&host_level, level, __ATOMIC_RELAXED);
+    return 0;
+}
+
+/* The most verbose level p's messages are delivered at: the host's,
+ * else its configuration's, else warning. */
+static int log_level (const struct rp_plugin *p)
+{
+    int level = __atomic_load_n (&host_level, __ATOMIC_RELAXED);
+
+    if (level)
+        return level;
+    if (p->log && p->log->level)
+        return p->log->level;
+    return RP_LOG_WARNING;
+}
+
+/* msg on one line: control characters as \xHH, cut to fit out. */
+static void log_escape (char *out, size_t size, const char *msg)
+{
+    size_t n = 0;
+
+    for (const unsigned char *s = (const unsigned char *)msg; *s; s++) {
+        bool ctl = *s < 0x20 || *s == 0x7f;
+        if (n + (ctl ? 4 : 1) >= size)
+            break;
+        if (ctl)
+            n += (size_t)snprintf (out + n, size - n, "\\x%02x", *s);
+        else
+            out[n++] = (char)*s;
+    }
+    out[n] = '\0';
+}
+
+static int write_all (int fd, const char *buf, size_t len);
+
+/* "TIME PROGRAM[PID]: INSTANCE: LEVEL: MESSAGE", one write, so lines of
+ * processes sharing the file (O_APPEND) do not mix. */
+static void log_to_file (int fd, const char *instance, int level,
+                         const char *msg)
+{
+    char line[1600], stamp[32];
+    time_t now = time (NULL);
+    struct tm tm;
+    int n;
+
+    if (!gmtime_r (&now, &tm)
+        || !strftime (stamp, sizeof (stamp), "%Y-%m-%dT%H:%M:%SZ", &tm))
+        snprintf (stamp, sizeof (stamp), "-");
+    n = snprintf (line, sizeof (line), "%s %s[%ld]: %s: %s: %s\n", stamp,
+                  program_invocation_short_name, (long)getpid (), instance,
+                  rp_log_level_name (level), msg);
+    if (n < 0)
+        return;
+    if ((size_t)n >= sizeof (line)) {
+        n = sizeof (line) - 1;
+        line[n - 1] = '\n';
+    }
+    (void)write_all (fd, line, (size_t)n);
+}
+
 static void svc_log (struct rp_plugin *p, int level, const char *fmt, ...)
 {
-    char buf[1024];
+    char raw[1024], msg[1024];
+    const char *instance = p->instance ? p->instance : p->name;
     va_list ap;
 
+    level = level < RP_LOG_ERR     ? RP_LOG_ERR
+            : level > RP_LOG_DEBUG ? RP_LOG_DEBUG
+                                   : level;
+    if (level > log_level (p))
+        return;
     va_start (ap, fmt);
-    vsnprintf (buf, sizeof (buf), fmt, ap);
+    vsnprintf (raw, sizeof (raw), fmt, ap);
     va_end (ap);
-    log_fn (p->instance ? p->instance : p->name, level, buf, log_arg);
+    log_escape (msg, sizeof (msg), raw);
+    if (p->log && p->log->to == PLUGIN_LOG_SYSLOG)
+        syslog (LOG_USER | level, "%s: %s", instance, msg);
+    else if (p->log && p->log->to == PLUGIN_LOG_FILE)
+        log_to_file (p->log->fd, instance, level, msg);
+    else
+        log_fn (instance, level, msg, log_arg);
 }
 
 static const json_t *svc_config (struct rp_plugin *p)
@@ -242,6 +385,155 @@ static const struct rp_host_services services = {
     .get_data = svc_get_data,
     .name = svc_name,
 };
+
+/* --- naming a plugin that crashes --------------------------------------- */
+
+static const int crash_signals[] = {
+    SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
+};
+/* As strsignal words them, which the handler cannot call. */
+static const char *const crash_words[] = {
+    "Segmentation fault",  "Bus error", "Floating point exception",
+    "Illegal instruction", "Aborted",
+};
+#define NCRASH (sizeof (crash_signals) / sizeof (crash_signals[0]))
+/* Large enough for the handler and what it chains to (a sanitizer's
+ * report runs on it too). */
+#define ALTSTACK_SIZE ((size_t)256 * 1024)
+
+static pthread_once_t crash_once = PTHREAD_ONCE_INIT;
+static struct sigaction crash_previous[NCRASH];
+static pthread_key_t altstack_key;
+static bool altstack_key_ok;
+
+__thread struct plugin_tls plugin_tls
+    __attribute__ ((tls_model ("initial-exec")));
+
+/* The default action of sig, now: the process dies of it. */
+static void crash_default (int sig)
+{
+    struct sigaction dfl;
+    sigset_t set;
+
+    memset (&dfl, 0, sizeof (dfl));
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset (&dfl.sa_mask);
+    sigaction (sig, &dfl, NULL);
+    sigemptyset (&set);
+    sigaddset (&set, sig);
+    pthread_sigmask (SIG_UNBLOCK, &set, NULL);
+    raise (sig);
+    /* Still here: a fault raised by the processor comes back, with the
+     * default action, when the handler returns to the instruction. */
+}
+
+/* What the handler that was there before would have done. */
+static void crash_chain (size_t i, int sig, siginfo_t *info, void *uc)
+{
+    const struct sigaction *prev = &crash_previous[i];
+
+    if ((prev->sa_flags & SA_SIGINFO) && prev->sa_sigaction)
+        prev->sa_sigaction (sig, info, uc);
+    else if (!(prev->sa_flags & SA_SIGINFO) && prev->sa_handler != SIG_DFL
+             && prev->sa_handler != SIG_IGN)
+        prev->sa_handler (sig);
+    else
+        crash_default (sig); /* SIG_IGN too: a fault cannot be ignored */
+}
+
+/* "PREFIX" then "OP: WORDS\n", with write(2) and the text prepared. */
+static void crash_report (const struct plugin_call *c, size_t i)
+{
+    const char *parts[] = { c->op, ": ", crash_words[i], "\n" };
+    char tail[128];
+    size_t n = 0;
+
+    for (size_t k = 0; k < sizeof (parts) / sizeof (parts[0]); k++)
+        for (const char *s = parts[k]; *s && n < sizeof (tail); s++)
+            tail[n++] = *s;
+    (void)write_all (STDERR_FILENO, c->prefix, strlen (c->prefix));
+    (void)write_all (STDERR_FILENO, tail, n);
+}
+
+static void crash_handler (int sig, siginfo_t *info, void *uc)
+{
+    int saved_errno = errno;
+    const struct plugin_call *c = plugin_tls.call;
+    size_t i = 0;
+
+    while (i < NCRASH && crash_signals[i] != sig)
+        i++;
+    if (i == NCRASH)
+        return;
+    if (c) {
+        plugin_tls.call = NULL; /* named once, whatever comes next */
+        crash_report (c, i);
+    }
+    crash_chain (i, sig, info, uc);
+    errno = saved_errno;
+}
+
+/* A child forked during a call is not in the call. */
+static void crash_atfork_child (void)
+{
+    plugin_tls.call = NULL;
+}
+
+static void altstack_free (void *mem)
+{
+    stack_t cur, off = { .ss_flags = SS_DISABLE };
+
+    if (sigaltstack (NULL, &cur) == 0 && cur.ss_sp == mem) {
+        if (cur.ss_flags & SS_ONSTACK)
+            return;
+        sigaltstack (&off, NULL);
+    }
+    munmap (mem, ALTSTACK_SIZE);
+}
+
+/* Once per process, before the first call into a plugin. */
+static void crash_install (void)
+{
+    struct sigaction sa;
+
+    memset (&sa, 0, sizeof (sa));
+    sa.sa_sigaction = crash_handler;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+    sigemptyset (&sa.sa_mask);
+    for (size_t i = 0; i < NCRASH; i++)
+        sigaction (crash_signals[i], &sa, &crash_previous[i]);
+    altstack_key_ok = pthread_key_create (&altstack_key, altstack_free) == 0;
+    pthread_atfork (NULL, NULL, crash_atfork_child);
+}
+
+/* An alternate signal stack for this thread, unless it has one (the
+ * host's, a sanitizer's), so that a plugin that overflows its stack is
+ * named too.  mmap, not malloc: nothing for a leak checker to see when
+ * the main thread exits with it. */
+static void altstack_setup (void)
+{
+    stack_t cur, ss = { .ss_size = ALTSTACK_SIZE };
+
+    if (sigaltstack (NULL, &cur) < 0 || !(cur.ss_flags & SS_DISABLE))
+        return;
+    ss.ss_sp = mmap (NULL, ALTSTACK_SIZE, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (ss.ss_sp == MAP_FAILED)
+        return;
+    if (sigaltstack (&ss, NULL) < 0) {
+        munmap (ss.ss_sp, ALTSTACK_SIZE);
+        return;
+    }
+    if (altstack_key_ok)
+        pthread_setspecific (altstack_key, ss.ss_sp);
+}
+
+void plugin_thread_setup (void)
+{
+    pthread_once (&crash_once, crash_install);
+    altstack_setup ();
+    plugin_tls.ready = true;
+}
 
 /* --- descriptor checks -------------------------------------------------- */
 
@@ -686,6 +978,61 @@ int plugin_secure_open (const char *file, const char *verb, bool check,
     return fd;
 }
 
+/* A log file that exists must be a regular file with one name: a hard
+ * link would make respol write to the file it was made from. */
+static int check_log_file (const char *file, const struct stat *st,
+                           rp_error_t *error)
+{
+    if (check_regular (file, st, error) < 0
+        || check_file (file, "write", st, error) < 0)
+        return -1;
+    if (st->st_nlink > 1)
+        return rp_error_set (error, EPERM,
+                             "%s: refusing to write: the file has %lu hard "
+                             "links",
+                             file, (unsigned long)st->st_nlink);
+    return 0;
+}
+
+int plugin_log_open (const char *file, rp_error_t *error)
+{
+    char *real = NULL;
+    struct stat st;
+    int fd = -1;
+
+    if (file[0] != '/')
+        return rp_error_set (error, EINVAL, "%s: not an absolute path", file);
+    if (!(real = resolve_dir (file)))
+        return rp_error_set (error, errno, "%s: %s", file, strerror (errno));
+    if (check_dirs (file, "write", real, error) < 0)
+        goto out;
+    /* Looked at before the open, as for reading: opening a FIFO or a
+     * device can block or act. */
+    if (lstat (real, &st) == 0 && check_log_file (file, &st, error) < 0)
+        goto out;
+    fd = open (real,
+               O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY
+                   | O_NONBLOCK,
+               0600);
+    if (fd < 0) {
+        rp_error_set (error, errno, "%s: %s", file,
+                      errno == ELOOP ? "not a regular file (a symbolic link)"
+                                     : strerror (errno));
+        goto out;
+    }
+    if (fstat (fd, &st) < 0) {
+        rp_error_set (error, errno, "%s: %s", file, strerror (errno));
+        close (fd);
+        fd = -1;
+    } else if (check_log_file (file, &st, error) < 0) {
+        close (fd);
+        fd = -1;
+    }
+out:
+    free (real);
+    return fd;
+}
+
 /* --- loading ------------------------------------------------------------ */
 
 static bool has_elf_magic (int fd)
@@ -956,10 +1303,16 @@ error:
 int plugin_start (struct rp_plugin *p, const char *instance, json_t *config,
                   rp_error_t *error)
 {
+    struct plugin_call call;
     int rc;
 
-    if (!(p->instance = strdup (instance)))
+    if (!(p->instance = strdup (instance))
+        || asprintf (&p->crash_prefix, "respol: plugin '%s' (%s) crashed in ",
+                     instance, p->file)
+               < 0) {
+        p->crash_prefix = NULL;
         return rp_error_set (error, ENOMEM, "out of memory");
+    }
     p->config = config ? json_incref (config) : json_object ();
     if (!p->config)
         return rp_error_set (error, ENOMEM, "out of memory");
@@ -974,12 +1327,15 @@ int plugin_start (struct rp_plugin *p, const char *instance, json_t *config,
     }
     p->error[0] = '\0';
     pthread_mutex_lock (&call_lock);
+    plugin_enter (&call, p, "init");
     rc = p->desc->init (p, &services);
+    plugin_leave (&call);
     pthread_mutex_unlock (&call_lock);
     if (rc != 0) {
         if (p->error[0])
             return rp_error_set (error, EINVAL, "init failed: %s", p->error);
-        return rp_error_set (error, EINVAL, "init failed");
+        return rp_error_set (error, EINVAL, "init returned %d (no message)",
+                             rc);
     }
     p->initialized = true;
     return 0;
@@ -992,8 +1348,11 @@ void plugin_close (struct rp_plugin *p)
     if (!p)
         return;
     if (p->initialized && p->fini) {
+        struct plugin_call call;
         pthread_mutex_lock (&call_lock);
+        plugin_enter (&call, p, "fini");
         p->fini (p);
+        plugin_leave (&call);
         pthread_mutex_unlock (&call_lock);
     }
     if (p->handle)
@@ -1006,6 +1365,7 @@ void plugin_close (struct rp_plugin *p)
     free (p->instance);
     free (p->version);
     free (p->description);
+    free (p->crash_prefix);
     free (p);
     errno = saved_errno;
 }

@@ -18,6 +18,19 @@
 #include "respol/error.h"
 #include "respol/plugin.h"
 
+/* A configuration's log block (core/config.c reads it and owns it; the
+ * instances it loads point to it). */
+enum plugin_log_to {
+    PLUGIN_LOG_HANDLER = 0, /* rp_plugin_set_log's handler (stderr) */
+    PLUGIN_LOG_SYSLOG,
+    PLUGIN_LOG_FILE,
+};
+struct plugin_log {
+    int level; /* RP_LOG_ERR..RP_LOG_DEBUG; 0: not given */
+    enum plugin_log_to to;
+    int fd; /* PLUGIN_LOG_FILE: open for appending */
+};
+
 struct rp_plugin {
     char *file;        /* absolute path as resolved */
     char *name;        /* descriptor name (copied) */
@@ -44,6 +57,13 @@ struct rp_plugin {
     void *data;     /* svc->set_data */
     bool initialized;
     char error[RP_ERROR_TEXT_SIZE]; /* last svc->error text, "" if none */
+
+    /* Where svc->log goes: the configuration's log block (owned by it),
+     * NULL for the defaults. */
+    const struct plugin_log *log;
+    /* "respol: plugin 'INSTANCE' (FILE) crashed in ", written by the
+     * crash handler; made by plugin_start. */
+    char *crash_prefix;
 };
 
 /* Load the plugin file (an absolute path), check it for a stack of kind
@@ -117,6 +137,70 @@ int plugin_secure_open (const char *file, const char *verb, bool check,
 /* Make librespol's and jansson's symbols global (once per process), for
  * plugins loaded by a host that opened librespol with RTLD_LOCAL. */
 void plugin_promote_globals (void);
+
+/* Open file (absolute) to append log lines to it, creating it (mode
+ * 0600) when it does not exist, under the configuration's trust rules:
+ * every directory above it owned by root or the effective user and
+ * writable by no one else (or sticky, with the entry root's or the
+ * user's); the file is not followed if it is a symlink, and must be a
+ * regular file with one link, owned by root or the user, writable by no
+ * one else.  The descriptor (O_APPEND, close-on-exec), or -1 with error
+ * ("FILE: refusing to write: ..."). */
+int plugin_log_open (const char *file, rp_error_t *error);
+
+/* A call into a plugin, for the crash handler.  Around every call of a
+ * plugin's function:
+ *   struct plugin_call c;
+ *   plugin_enter (&c, p, "validate");
+ *   rc = p->validate (...);
+ *   plugin_leave (&c);
+ * A fatal signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) in the calling
+ * thread between the two writes "respol: plugin 'NAME' (FILE) crashed in
+ * validate: Segmentation fault" on stderr, then lets the signal take its
+ * course (see plugin.c).  Calls nest (an init may load a configuration). */
+struct plugin_call {
+    const char *prefix; /* p->crash_prefix */
+    const char *op;     /* a string literal */
+    const struct plugin_call *prev;
+};
+
+/* Per thread: the innermost call, and whether the thread is set up
+ * (handlers installed, alternate stack checked).  Inline and
+ * initial-exec: score runs per candidate, and a function call and
+ * __tls_get_addr on each side cost as much as the rest of the call.
+ * (A 16-byte initial-exec block fits the static TLS that glibc keeps for
+ * libraries opened with dlopen.) */
+struct plugin_tls {
+    const struct plugin_call *call;
+    bool ready;
+};
+extern __thread struct plugin_tls plugin_tls
+    __attribute__ ((tls_model ("initial-exec")));
+/* Install the handler (once per process) and this thread's alternate
+ * stack; sets plugin_tls.ready. */
+void plugin_thread_setup (void);
+
+static inline void plugin_enter (struct plugin_call *c,
+                                 const struct rp_plugin *p, const char *op)
+{
+    if (!plugin_tls.ready)
+        plugin_thread_setup ();
+    c->prefix =
+        p->crash_prefix ? p->crash_prefix : "respol: a plugin crashed in ";
+    c->op = op;
+    c->prev = plugin_tls.call;
+    /* The handler runs in this thread: the record is complete before it
+     * is published, and published before the call. */
+    __atomic_signal_fence (__ATOMIC_SEQ_CST);
+    plugin_tls.call = c;
+    __atomic_signal_fence (__ATOMIC_SEQ_CST);
+}
+
+static inline void plugin_leave (const struct plugin_call *c)
+{
+    __atomic_signal_fence (__ATOMIC_SEQ_CST);
+    plugin_tls.call = c->prev;
+}
 
 /* Plugin and instance names: letters, digits, '-', '_'; 1-64 bytes. */
 #define PLUGIN_NAME_MAX 64

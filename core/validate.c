@@ -261,6 +261,7 @@ struct run {
     char *reason; /* "<instance>: <message>" of the rejection or first hold */
     bool warned;
     bool held;
+    bool failed; /* a validator failed: neither verdict nor rejection */
     bool oom;
 };
 
@@ -277,7 +278,6 @@ static void reject (struct run *r, struct rp_plugin *p, int rc,
                     const struct rp_validation *v)
 {
     const char *who = p->instance;
-
     char buf[RP_ERROR_TEXT_SIZE + 32];
     const char *msg = buf;
 
@@ -286,9 +286,15 @@ static void reject (struct run *r, struct rp_plugin *p, int rc,
     else if (p->error[0])
         snprintf (buf, sizeof (buf), "plugin failed: %s", p->error);
     else
-        snprintf (buf, sizeof (buf), "plugin failed");
-    rp_diags_add (r->diags, RP_DIAG_ERROR, "%s: %s", who, msg);
+        snprintf (buf, sizeof (buf), "validate returned %d (no message)",
+                  rc);
+    if (rc != RP_REJECT && !p->error[0])
+        rp_diags_add (r->diags, RP_DIAG_ERROR, "plugin '%s': %s", who, msg);
+    else
+        rp_diags_add (r->diags, RP_DIAG_ERROR, "%s: %s", who, msg);
     set_reason (r, who, msg);
+    if (rc != RP_REJECT)
+        r->failed = true;
 }
 
 /* A hold: the first one's reason is the stack's; the stack goes on. */
@@ -309,11 +315,14 @@ static bool run_one (struct run *r, struct rp_plugin *p)
                                .ctx = r->ctx,
                                .inst = r->inst };
     struct rp_jobspec *js = NULL;
+    struct plugin_call call;
     bool valid;
     int rc;
 
     p->error[0] = '\0';
+    plugin_enter (&call, p, "validate");
     rc = p->validate (p, r->cur, &v);
+    plugin_leave (&call);
     valid = rc == RP_ACCEPT || rc == RP_WARN || rc == RP_HOLD;
     if (rc == RP_WARN || v.warnings)
         r->warned = true;
@@ -354,10 +363,10 @@ int rp_config_validate_job (const struct rp_config *cfg,
      * own state, never the stack. */
     for (size_t i = 0; accepted && i < rp_stack_count (s); i++)
         accepted = run_one (&r, (struct rp_plugin *)rp_stack_plugin (s, i));
-    if (r.oom) {
+    if (r.oom || r.failed) {
         rp_jobspec_destroy (r.owned);
         free (r.reason);
-        errno = ENOMEM;
+        errno = r.oom ? ENOMEM : EPROTO;
         return -1;
     }
     if (!accepted) {

@@ -28,7 +28,7 @@ test_expect_success 'setup: a configuration with four instances' '
 
 test_expect_success 'plugin --help prints the usage on stdout' '
 	respol plugin --help >out &&
-	grep "^Usage: respol plugin list \[--config=FILE\] \[--json\]$" out &&
+	grep "^Usage: respol plugin list \[--config=FILE\] \[--json\] \[-v\]$" out &&
 	grep "^       respol plugin info \[--json\] FILE$" out &&
 	grep "^  list " out &&
 	grep "^  info " out
@@ -414,7 +414,7 @@ test_expect_success INSTALL 'install: make install below a sticky directory writ
 '
 test_expect_success INSTALL 'install: respol config check reads the installed configuration' '
 	irespol config check >out &&
-	echo "$CONF: ok (no plugins)" >expected &&
+	echo "$CONF: ok: no plugins configured" >expected &&
 	test_cmp expected out
 '
 test_expect_success INSTALL 'install: respol plugin info reads an installed plugin' '

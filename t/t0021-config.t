@@ -20,7 +20,7 @@ test_expect_success 'the installed directories are known to the tests' '
 '
 test_expect_success 'config --help prints the usage on stdout' '
 	respol config --help >out &&
-	grep "^Usage: respol config check \[--verbose\] \[FILE\]$" out &&
+	grep "^Usage: respol config check \[-v|--verbose\]... \[FILE\]$" out &&
 	grep "^  check " out &&
 	respol config check -h >out2 &&
 	test_cmp out out2
@@ -63,7 +63,7 @@ test_expect_success 'a configuration that loads: ok, with its instances' '
 	      limit: 8
 	EOF
 	respol config check respol.yaml >out 2>err &&
-	echo "respol.yaml: ok (3 plugins: validate: good, good#2, limit-8)" >expected &&
+	echo "respol.yaml: ok: 3 plugins loaded, checked and initialised with their configuration blocks (validate: good, good#2, limit-8); no jobspec was run through them" >expected &&
 	test_cmp expected out &&
 	test_must_be_empty err
 '
@@ -72,7 +72,7 @@ test_expect_success 'one plugin is singular' '
 	validate: [{plugin: "$FIX/warn-all.so"}]
 	EOF
 	respol config check one.yaml >out &&
-	echo "one.yaml: ok (1 plugin: validate: warn-all)" >expected &&
+	echo "one.yaml: ok: 1 plugin loaded, checked and initialised with its configuration block (validate: warn-all); no jobspec was run through it" >expected &&
 	test_cmp expected out
 '
 test_expect_success 'an empty or comment-only file is the empty configuration' '
@@ -80,12 +80,12 @@ test_expect_success 'an empty or comment-only file is the empty configuration' '
 	printf "# nothing configured yet\n\n" >comments.yaml &&
 	respol config check empty.yaml >out &&
 	respol config check comments.yaml >>out &&
-	printf "%s\n" "empty.yaml: ok (no plugins)" "comments.yaml: ok (no plugins)" >expected &&
+	printf "%s\n" "empty.yaml: ok: no plugins configured" "comments.yaml: ok: no plugins configured" >expected &&
 	test_cmp expected out
 '
 test_expect_success 'without FILE, $RESPOL_CONFIG is checked' '
 	RESPOL_CONFIG=one.yaml respol config check >out &&
-	echo "one.yaml: ok (1 plugin: validate: warn-all)" >expected &&
+	echo "one.yaml: ok: 1 plugin loaded, checked and initialised with its configuration block (validate: warn-all); no jobspec was run through it" >expected &&
 	test_cmp expected out
 '
 # The build tree's own command reads the source tree's configuration and
@@ -94,7 +94,7 @@ test_expect_success 'without FILE, $RESPOL_CONFIG is checked' '
 test_expect_success 'run from the build tree, the default is the source tree conf/respol.yaml' '
 	test "$DEFAULT" = "$RESPOL_SRCDIR/conf/respol.yaml" &&
 	env -u RESPOL_CONFIG respol config check >out &&
-	echo "$RESPOL_SRCDIR/conf/respol.yaml: ok (no plugins)" >expected &&
+	echo "$RESPOL_SRCDIR/conf/respol.yaml: ok: no plugins configured" >expected &&
 	test_cmp expected out
 '
 test_expect_success 'run from the build tree, the shipped plugins are searched in the build tree' '
@@ -106,7 +106,7 @@ test_expect_success 'run from the build tree, the shipped plugins are searched i
 	match: [{plugin: locality}]
 	EOF
 	env -u RESPOL_PLUGIN_PATH respol config check shipped.yaml >out &&
-	echo "shipped.yaml: ok (2 plugins: validate: require-duration; match: locality)" >expected &&
+	echo "shipped.yaml: ok: 2 plugins loaded, checked and initialised with their configuration blocks (validate: require-duration; match: locality); no jobspec was run through them" >expected &&
 	test_cmp expected out
 '
 test_expect_success 'a directory is not an empty configuration' '
@@ -135,7 +135,7 @@ test_expect_success 'a character device (/dev/zero) is refused, not read' '
 '
 test_expect_success '/dev/null is the empty configuration, by that name only' '
 	respol config check /dev/null >out &&
-	echo "/dev/null: ok (no plugins)" >expected &&
+	echo "/dev/null: ok: no plugins configured" >expected &&
 	test_cmp expected out &&
 	ln -s /dev/null null.yaml &&
 	test_error 1 "respol: config: configuration null.yaml: not a regular file (a character device)" \
@@ -355,7 +355,7 @@ test_expect_success 'a plugin writable by others is refused' '
 test_expect_success 'unless the configuration says allow-insecure-path: true' '
 	echo "allow-insecure-path: true" >>insecure.yaml &&
 	respol config check insecure.yaml >out &&
-	echo "insecure.yaml: ok (1 plugin: validate: good)" >expected &&
+	echo "insecure.yaml: ok: 1 plugin loaded, checked and initialised with its configuration block (validate: good); no jobspec was run through it" >expected &&
 	test_cmp expected out &&
 	chmod o-w second/good.so
 '
@@ -400,7 +400,7 @@ test_expect_success 'a configuration below a sticky directory writable by others
 	cp insecure2.yaml sticky/etc/c.yaml &&
 	chmod 1777 sticky &&
 	respol config check sticky/etc/c.yaml >out &&
-	echo "sticky/etc/c.yaml: ok (1 plugin: validate: good)" >expected &&
+	echo "sticky/etc/c.yaml: ok: 1 plugin loaded, checked and initialised with its configuration block (validate: good); no jobspec was run through it" >expected &&
 	test_cmp expected out
 '
 test_expect_success ROOT 'a configuration of another user in a sticky directory is refused' '

@@ -156,8 +156,8 @@ test_expect_success 'an amendment that breaks the jobspec rejects it' '
 	test_error 1 "respol: jobspec: job.yaml: good: amended jobspec is invalid: job.yaml: attributes.system.duration: must be a number" \
 		respol jobspec validate --config=broken.yaml job.yaml
 '
-test_expect_success 'a failing validator rejects with its error' '
-	test_error 1 "respol: jobspec: job.yaml: good: plugin failed: failing on purpose" \
+test_expect_success 'a failing validator fails with its error, exit 3' '
+	test_error 3 "respol: jobspec: job.yaml: good: plugin failed: failing on purpose" \
 		respol jobspec validate --config=fail.yaml job.yaml
 '
 test_expect_success 'each file is judged on its own' '

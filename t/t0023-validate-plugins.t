@@ -33,7 +33,7 @@ check_key() {
 good_block() {
 	printf "validate:\n  - plugin: %s\n    config: %s\n" "$1" "$2" >good.yaml &&
 	respol config check good.yaml >out &&
-	echo "good.yaml: ok (1 plugin: validate: $1)" >expected &&
+	echo "good.yaml: ok: 1 plugin loaded, checked and initialised with its configuration block (validate: $1); no jobspec was run through it" >expected &&
 	test_cmp expected out
 }
 
@@ -80,14 +80,14 @@ test_expect_success 'the shipped plugins export their descriptor and nothing els
 test_expect_success 'conf/respol.yaml loads and runs no plugin' '
 	cp "$RESPOL_SRCDIR/conf/respol.yaml" default.yaml &&
 	respol config check default.yaml >out &&
-	echo "default.yaml: ok (no plugins)" >expected &&
+	echo "default.yaml: ok: no plugins configured" >expected &&
 	test_cmp expected out
 '
 test_expect_success 'the example stack commented out in conf/respol.yaml loads' '
 	sed -n "/^# validate:\$/,/^\$/p" "$RESPOL_SRCDIR/conf/respol.yaml" |
 		sed "s/^# \{0,1\}//" >example.yaml &&
 	respol config check example.yaml >out &&
-	echo "example.yaml: ok (3 plugins: validate: require-duration, queues, limits)" >expected &&
+	echo "example.yaml: ok: 3 plugins loaded, checked and initialised with their configuration blocks (validate: require-duration, queues, limits); no jobspec was run through them" >expected &&
 	test_cmp expected out
 '
 

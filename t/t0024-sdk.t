@@ -153,7 +153,7 @@ test_expect_success 'a configuration loads it, and a shipped plugin, from the in
 	    config: {max-gpus-per-node: 4, gpu-queue: gpu}
 	EOF
 	irespol config check site.yaml >out &&
-	echo "site.yaml: ok (2 plugins: validate: queues, site-gpus)" >expected &&
+	echo "site.yaml: ok: 2 plugins loaded, checked and initialised with their configuration blocks (validate: queues, site-gpus); no jobspec was run through them" >expected &&
 	test_cmp expected out
 '
 test_expect_success 'its configuration block is checked: keys by the host' '
@@ -287,7 +287,7 @@ test_expect_success 'plugin new --kind=validate: built and loaded from the insta
 	new_plugin validate site-max &&
 	sed "s/max-nodes: 64/max-nodes: 1/" site-max.yaml >max1.yaml &&
 	irespol config check max1.yaml >out &&
-	echo "max1.yaml: ok (1 plugin: validate: site-max)" >expected &&
+	echo "max1.yaml: ok: 1 plugin loaded, checked and initialised with its configuration block (validate: site-max); no jobspec was run through it" >expected &&
 	test_cmp expected out &&
 	job two.yaml 2 1 0 &&
 	test_error 1 "respol: jobspec: two.yaml: site-max: requests 2 nodes, limit is 1" \
@@ -296,7 +296,7 @@ test_expect_success 'plugin new --kind=validate: built and loaded from the insta
 test_expect_success 'plugin new --kind=match: built and loaded from the install' '
 	new_plugin match site-avoid &&
 	irespol config check site-avoid.yaml >out &&
-	echo "site-avoid.yaml: ok (1 plugin: match: site-avoid)" >expected &&
+	echo "site-avoid.yaml: ok: 1 plugin loaded, checked and initialised with its configuration block (match: site-avoid); no jobspec was run through it" >expected &&
 	test_cmp expected out &&
 	irespol jobspec create -N1 -n1 -- app >one.yaml &&
 	irespol match allocate --config=site-avoid.yaml --generate=nodes=2 one.yaml |

@@ -51,7 +51,7 @@ entry() {
 loads() {
 	entry "$1" >"$2" &&
 	respol config check "$2" >check &&
-	echo "$2: ok (1 plugin: $3: $4)" >expected &&
+	echo "$2: ok: 1 plugin loaded, checked and initialised with its configuration block ($3: $4); no jobspec was run through it" >expected &&
 	test_cmp expected check
 }
 

@@ -469,12 +469,12 @@ test_expect_success 'a match command with such a configuration fails' '
 test_expect_success 'the match stack commented out in conf/respol.yaml loads' '
 	cp "$RESPOL_SRCDIR/conf/respol.yaml" default.yaml &&
 	respol config check default.yaml >out &&
-	echo "default.yaml: ok (no plugins)" >expected &&
+	echo "default.yaml: ok: no plugins configured" >expected &&
 	test_cmp expected out &&
 	sed -n "/^# match:\$/,/^\$/p" "$RESPOL_SRCDIR/conf/respol.yaml" |
 		sed "s/^# \{0,1\}//" >example.yaml &&
 	respol config check example.yaml >out &&
-	echo "example.yaml: ok (2 plugins: match: pack, wide)" >expected &&
+	echo "example.yaml: ok: 2 plugins loaded, checked and initialised with their configuration blocks (match: pack, wide); no jobspec was run through them" >expected &&
 	test_cmp expected out
 '
 
@@ -492,15 +492,15 @@ test_expect_success 'bad-order: not a permutation; nothing allocated' '
 	stat
 	match allocate node0.yaml
 	EOF
-	test_expect_code 1 respol query -F short -P bad-order --generate=nodes=2 \
+	test_expect_code 3 respol query -F short -P bad-order --generate=nodes=2 \
 		-f cmds >out 2>err &&
 	test_cmp expected out &&
 	echo "respol: query: line 1: match allocate n2.yaml: policy ${Q}bad-order${Q}: order_candidates did not return a permutation of the candidates" >expected &&
 	test_cmp expected err
 '
-test_expect_success 'bad-order: match allocate fails with the instance name' '
+test_expect_success 'bad-order: match allocate fails with the instance name, exit 3' '
 	printf "match:\n  - plugin: bad-order\n    name: shuffle\n" >shuffle.yaml &&
-	test_error 1 "respol: match: policy ${Q}shuffle${Q}: order_candidates did not return a permutation of the candidates" \
+	test_error 3 "respol: match: policy ${Q}shuffle${Q}: order_candidates did not return a permutation of the candidates" \
 		respol match allocate --config=shuffle.yaml --generate=nodes=2 n1.yaml
 '
 test_expect_success 'score-fails: its message; nothing allocated' '
@@ -509,7 +509,7 @@ test_expect_success 'score-fails: its message; nothing allocated' '
 	stat
 	match satisfiability n1.yaml
 	EOF
-	test_expect_code 1 respol query -F short -P score-fails \
+	test_expect_code 3 respol query -F short -P score-fails \
 		--generate=nodes=2 -f cmds >out 2>err &&
 	echo "$STAT_FREE" >expected &&
 	test_cmp expected out &&
@@ -519,10 +519,10 @@ test_expect_success 'score-fails: its message; nothing allocated' '
 	EOF
 	test_cmp expected err
 '
-test_expect_success 'score-fails: match allocate and satisfiability fail' '
-	test_error 1 "respol: match: policy ${Q}score-fails${Q}: score failed: score failed on purpose" \
+test_expect_success 'score-fails: match allocate and satisfiability fail, exit 3' '
+	test_error 3 "respol: match: policy ${Q}score-fails${Q}: score failed: score failed on purpose" \
 		respol match allocate --policy=score-fails --generate=nodes=2 n1.yaml &&
-	test_error 1 "respol: match: policy ${Q}score-fails${Q}: score failed: score failed on purpose" \
+	test_error 3 "respol: match: policy ${Q}score-fails${Q}: score failed: score failed on purpose" \
 		respol match satisfiability --policy=score-fails --generate=nodes=2 n1.yaml
 '
 test_expect_success 'score-fails refuses a configuration block in its init' '

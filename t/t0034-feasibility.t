@@ -79,7 +79,7 @@ test_expect_success 'feasibility exports its descriptor and nothing else' '
 test_expect_success 'a block with one source loads' '
 	feasible gen.yaml "{generate: \"$GEN\"}" &&
 	respol config check gen.yaml >out &&
-	echo "gen.yaml: ok (1 plugin: validate: feasibility)" >expected &&
+	echo "gen.yaml: ok: 1 plugin loaded, checked and initialised with its configuration block (validate: feasibility); no jobspec was run through it" >expected &&
 	test_cmp expected out
 '
 test_expect_success 'no source, or no block at all' '
@@ -195,11 +195,10 @@ test_expect_success 'a slot inside a slot: the storage request (canonical)' '
 		"feasibility: never satisfiable: needs 4 slots of 1 ssd and 1 node with 1 slot of 5 cores and 7 GPUs each, 3 fit" \
 		--profile=canonical
 '
-test_expect_success 'a request the matcher cannot place is a plugin failure' '
+test_expect_success 'a request the matcher cannot place is a plugin failure, exit 3' '
 	slot_jobspec pool.yaml "{type: memory, count: 4, with: [{type: core, count: 1}]}" "duration: 60" &&
-	rejects mem.yaml pool.yaml \
-		"feasibility: plugin failed: memory: a pool cannot hold other resources" \
-		--profile=canonical
+	test_error 3 "respol: jobspec: pool.yaml: feasibility: plugin failed: memory: a pool cannot hold other resources" \
+		respol jobspec validate --profile=canonical --config=mem.yaml pool.yaml
 '
 test_expect_success 'R: the resources of an R file' '
 	respol R encode -r 0-3 -c 0-7 -g 0-1 -H "node[0-3]" >R.json &&

@@ -88,7 +88,7 @@ test_expect_success 'match --user: the policy reads who submits' '
 	respol R decode --short <R2 >out &&
 	echo "rank1/core[0-1]" >expected &&
 	test_cmp expected out &&
-	grep "who-policy: match for user=daemon account=chem instance=no" err
+	grep "who-policy: warning: match for user=daemon account=chem instance=no" err
 '
 
 # query: an instance, events, holds
@@ -104,13 +104,13 @@ test_expect_success 'query: job events reach validators and policies, in order' 
 	test_cmp expected out &&
 	cat >expected <<-EOF &&
 	respol: query: line 1: warning: whoami: user=daemon uid=1 groups=$(id -G daemon | wc -w) account=- queue=- jobid=1 origin=command instance=yes
-	respol: query: who-policy: match for user=daemon account=- instance=yes
-	respol: query: whoami: event accepted: job 1 pending
-	respol: query: who-policy: event accepted: job 1
-	respol: query: whoami: event started: job 1 running
-	respol: query: who-policy: event started: job 1
-	respol: query: whoami: event finished: job 1 running
-	respol: query: who-policy: event finished: job 1
+	respol: query: who-policy: warning: match for user=daemon account=- instance=yes
+	respol: query: whoami: warning: event accepted: job 1 pending
+	respol: query: who-policy: warning: event accepted: job 1
+	respol: query: whoami: warning: event started: job 1 running
+	respol: query: who-policy: warning: event started: job 1
+	respol: query: whoami: warning: event finished: job 1 running
+	respol: query: who-policy: warning: event finished: job 1
 	EOF
 	test_cmp expected err
 '

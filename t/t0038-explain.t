@@ -32,7 +32,7 @@ test_expect_success 'allocated: every request with what was considered and taken
 test_expect_success 'a policy that pruned is named in the reason, with --explain or not' '
 	test_expect_code 1 respol match allocate --config=who.yaml --user=daemon \
 		--generate=nodes=2,cores=2 n2.yaml 2>err &&
-	grep -v "who-policy: match for" err >reason &&
+	grep -v "who-policy: warning: match for" err >reason &&
 	echo "respol: match: never satisfiable: needs 2 nodes with 1 slot of 1 core each, the resource set has 1; policy ${SQ}who-policy${SQ} pruned 1 of 2 nodes" >expected &&
 	test_cmp expected reason &&
 	test_expect_code 1 respol match allocate --explain --config=who.yaml \
@@ -50,7 +50,7 @@ test_expect_success 'a policy that pruned is named in the reason, with --explain
 test_expect_success 'a policy that pruned nothing is not named' '
 	test_expect_code 1 respol match allocate --config=who.yaml --user=root \
 		--generate=nodes=1,cores=2 n2.yaml 2>err &&
-	grep -v "who-policy: match for" err >reason &&
+	grep -v "who-policy: warning: match for" err >reason &&
 	echo "respol: match: never satisfiable: needs 2 nodes with 1 slot of 1 core each, the resource set has 1" >expected &&
 	test_cmp expected reason
 '

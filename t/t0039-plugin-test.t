@@ -111,8 +111,8 @@ test_expect_success 'a match policy: a stream of allocations on one graph' '
 	EOF
 	test_cmp expected got
 '
-test_expect_success 'a match policy that fails in a call: exit 1' '
-	test_expect_code 1 respol plugin test --generate=nodes=2,cores=2 \
+test_expect_success 'a match policy that fails in a call: exit 3' '
+	test_expect_code 3 respol plugin test --generate=nodes=2,cores=2 \
 		"$FIX/score-fails.so" one.yaml >out &&
 	grep "^one.yaml: policy ${Q}score-fails$Q: score failed" out
 '

@@ -20,6 +20,17 @@
  *     - plugin: first                    # the first entry is the default
  *   property: []   # reserved stacks: any entry is an error for now
  *   shell: []
+ *   log:                                 # plugins' svc->log messages
+ *     level: info     # err|warning|notice|info|debug or 3-7 (warning)
+ *     to: syslog      # stderr (the default), syslog, or /an/absolute/file
+ *
+ * The log level set by the host (rp_plugin_set_log_level: the respol
+ * command's -v and RESPOL_LOG) wins over the file's.  A log file is
+ * opened (append, close-on-exec, created 0600) before the first init and
+ * closed after the last fini, under the checks of the configuration
+ * file itself (it is written, and a directory someone else can write
+ * would let them point it at any file); one that cannot be opened or is
+ * refused is a warning, and messages go to stderr instead.
  *
  * A plugin named without '/' is searched, in order, in the configuration's
  * plugin-path, then in $RESPOL_PLUGIN_PATH (colon separated; empty and
@@ -47,6 +58,25 @@
  * serialises loading and unloading, and holds one process-wide lock around
  * every plugin init and fini call); a configuration's stacks are run by one thread at a
  * time (plugin.h promises plugins one caller at a time).
+ *
+ * Crashes: a plugin that dies of SIGSEGV, SIGBUS, SIGFPE, SIGILL or
+ * SIGABRT inside one of its functions (init, validate, score, prune,
+ * order_candidates, fini) is named on stderr before the process dies:
+ *   respol: plugin 'NAME' (FILE) crashed in validate: Segmentation fault
+ * For this the library installs, once per process, before its first call
+ * into a plugin, a handler for these five signals (SA_SIGINFO |
+ * SA_ONSTACK | SA_NODEFER), and gives each thread that calls a plugin an
+ * alternate signal stack unless it has one, so a stack overflow is named
+ * too.  The handler is installed once and chains: after the message (and
+ * for any such signal outside a plugin, without one) it calls the handler
+ * that was installed before it (a sanitizer's, the host's), or, when that
+ * was the default action (or SIG_IGN), restores the default action and
+ * raises the signal again, so the process dies of it as it would have
+ * (exit status 128 + the signal's number in a shell).  A host that
+ * installs its own handler for these signals after loading a plugin
+ * replaces this one (plugins are then not named), unless it chains to it
+ * in turn.  Installing and removing a handler around every call instead
+ * would cost two system calls per call of a match policy's score.
  *
  * Ownership: rp_config_load returns a configuration the caller must
  * destroy.  Stacks, plugin instances and every string returned by their
@@ -199,14 +229,38 @@ void rp_plugin_destroy (struct rp_plugin *p);
 int rp_plugin_desc_check (const struct rp_plugin_desc *desc, uint32_t kind,
                           rp_error_t *error);
 
-/* Where plugins' svc->log messages go.  The handler receives the instance
- * name, an enum rp_log_level and the formatted message (borrowed for the
- * call).  The default handler (fn NULL) prints levels up to RP_LOG_WARNING
- * on stderr as "<instance>: <message>".  Process-wide: set it before
- * loading a configuration. */
+/* Plugins' svc->log messages.  A message is delivered when its level is
+ * at most the log level: the one set with rp_plugin_set_log_level, else
+ * the configuration's (the "log" block's "level"), else RP_LOG_WARNING.
+ * Levels below RP_LOG_ERR count as RP_LOG_ERR, above RP_LOG_DEBUG as
+ * RP_LOG_DEBUG.  A message above the level costs a comparison: it is not
+ * formatted.  A delivered message is one line: control characters (a
+ * newline, an escape) are written as \xHH, and it is cut at 1023 bytes.
+ *
+ * Where it goes is the configuration's "to": syslog (facility user,
+ * "<instance>: <message>"), a file (one line per message, "TIME
+ * PROGRAM[PID]: <instance>: <level>: <message>", TIME in UTC as
+ * 2024-05-01T12:00:00Z), or, by default ("stderr"), the handler set here.
+ * The handler receives the instance name, the level (an enum
+ * rp_log_level) and the message (borrowed for the call).  The default
+ * handler (fn NULL) prints "<instance>: <level name>: <message>" on
+ * stderr.  Process-wide: set it before loading a configuration. */
 typedef void (*rp_plugin_log_f) (const char *instance, int level,
                                  const char *message, void *arg);
 void rp_plugin_set_log (rp_plugin_log_f fn, void *arg);
+
+/* The host's log level (an enum rp_log_level), which wins over every
+ * configuration's: what a command line or an environment variable asks
+ * for.  0 unsets it (the configuration's level applies again).
+ * Process-wide, and may be changed at any time.  Returns 0, or -1 with
+ * EINVAL for another value. */
+int rp_plugin_set_log_level (int level);
+/* A level's name: "error", "warning", "notice", "info", "debug"; NULL for
+ * another value.  Static. */
+const char *rp_log_level_name (int level);
+/* A level from its name (as above, or "err", syslog's), or its number
+ * ("3" to "7").  Returns the level, or -1 with EINVAL. */
+int rp_log_level_parse (const char *s);
 
 /* --- the validator stack ------------------------------------------------ */
 
@@ -219,14 +273,17 @@ void rp_plugin_set_log (rp_plugin_log_f fn, void *arg);
  * amendment that makes the jobspec invalid rejects it, in the name of that
  * validator.  A validator's return value decides: RP_REJECT rejects (with
  * its message, else "rejected"), RP_ACCEPT and RP_WARN accept, anything
- * else rejects with "<instance>: plugin failed" and its svc->error text.
+ * else (-1, an unknown verdict) is a failure of the plugin, which stops
+ * the stack and is appended as "<instance>: plugin failed: <svc->error
+ * text>", or without a text as
+ *   plugin '<instance>': validate returned 7 (no message)
  *
  * Returns RP_REJECT, else RP_WARN when there was any warning, else
  * RP_ACCEPT.  When the verdict is not RP_REJECT and some validator amended
  * the jobspec, *amended (if amended is not NULL) is set to the final
  * jobspec, which the caller must destroy; else it is set to NULL.
- * Returns -1 with errno EINVAL (cfg or js NULL) or ENOMEM, *amended
- * untouched. */
+ * Returns -1 with errno EPROTO when a validator failed (the jobspec was
+ * not judged), EINVAL (cfg or js NULL) or ENOMEM, *amended untouched. */
 int rp_config_validate (const struct rp_config *cfg,
                         const struct rp_jobspec *js,
                         struct rp_jobspec **amended, struct rp_diags *diags);
@@ -242,7 +299,8 @@ int rp_config_validate (const struct rp_config *cfg,
  * RP_REJECT.  For RP_REJECT and RP_HOLD, *reason (if reason is not NULL)
  * is "<instance>: <message>", which the caller must free; else NULL.
  * rp_config_validate is this function without context and instance, and
- * reports a hold as a warning "held: <instance>: <message>" (RP_WARN). */
+ * reports a hold as a warning "held: <instance>: <message>" (RP_WARN).
+ * -1 with errno EPROTO when a validator failed, as rp_config_validate. */
 struct rp_context;
 struct rp_instance;
 int rp_config_validate_job (const struct rp_config *cfg,

@@ -102,7 +102,13 @@ struct rp_host_services {
     uint32_t size;        /* sizeof (struct rp_host_services) in the host */
     uint32_t abi_version; /* RP_PLUGIN_ABI_VERSION of the host */
 
-    /* Log a message, prefixed by the host with the instance name. */
+    /* Log a message (printf-style, one line), from any operation, init to
+     * fini.  The host prefixes it with the instance name and delivers it
+     * when level is at most the log level (RP_LOG_WARNING unless the
+     * configuration's log block or the command line (-v, RESPOL_LOG) says
+     * otherwise) to stderr, syslog or a file (see rp_plugin_set_log in
+     * respol/config.h).  A message above the level is not formatted, so
+     * debug messages cost little when they are off. */
     void (*log) (struct rp_plugin *p, int level, const char *fmt, ...)
         __attribute__ ((format (printf, 3, 4)));
 
@@ -209,9 +215,11 @@ struct rp_validate_ops {
 
     /* Judge js (borrowed for the call).  Return an enum rp_verdict, after
      * rp_validation_warn() / rp_validation_reject() for the message.  A
-     * return of -1 (or any other value) is a plugin failure: the host
-     * rejects the jobspec with "<instance>: plugin failed" and the text of
-     * svc->error(), if any.  Required. */
+     * return of -1 (or any other value) is a plugin failure: the jobspec
+     * is not judged, the host reports "<instance>: plugin failed: " and
+     * the text of svc->error(), or without one "plugin '<instance>':
+     * validate returned 7 (no message)", and the respol command exits 3.
+     * Required. */
     int (*validate) (struct rp_plugin *p, const struct rp_jobspec *js,
                      struct rp_validation *v);
 
@@ -330,7 +338,9 @@ struct rp_match_ops {
     uint32_t stop_after; /* 0: every candidate; k: stop at k x needed */
 
     /* Score v (higher is preferred): set *score and return 0, or return
-     * -1 after svc->error () to fail the match.  Optional. */
+     * -1 after svc->error () to fail the match ("policy 'NAME': score
+     * failed: TEXT"; without a text "policy 'NAME': score returned -1 (no
+     * message)").  Optional. */
     int (*score) (struct rp_plugin *p, const struct rp_match *m,
                   rp_vertex_t v, int64_t *score);
 

@@ -2,7 +2,10 @@
 /* Shared pieces of the respol command: subcommand entry points and the
  * helpers that give every subcommand the same error conventions:
  *   respol: SUBCOMMAND: message     on stderr
- *   exit 1 on bad input, 2 on bad usage.
+ *   exit 1 on bad input (a rejected job included), 2 on bad usage, 3 when
+ *   a plugin failed (it returned an error or an unknown verdict, so the
+ *   job was not judged); a plugin that crashes kills the command with its
+ *   signal (128 + the signal in a shell) after the library names it.
  */
 #ifndef RESPOL_CMD_H
 #define RESPOL_CMD_H
@@ -21,6 +24,7 @@
 
 #define EXIT_INPUT 1
 #define EXIT_USAGE 2
+#define EXIT_PLUGIN 3
 
 /* Subcommands: argv[0] is the subcommand name. Return the exit status. */
 int cmd_idset (int argc, char **argv);
@@ -72,12 +76,22 @@ void cmd_bad_option (const char *sub, const char *prefix, int c, char **argv,
  * Returns the number of errors. */
 size_t cmd_print_diags (const char *sub, const struct rp_diags *d);
 
+/* Plugin log levels.  -v and --verbose (repeatable), given before the
+ * subcommand or to a subcommand that runs plugins, call cmd_verbose; the
+ * level is then info (-v) or debug (-vv), else $RESPOL_LOG (a name or
+ * 3..7), else unset: the configuration's log level, else warning. */
+void cmd_verbose (void);
+/* The level the command line and $RESPOL_LOG ask for (0: neither); a bad
+ * $RESPOL_LOG is reported once, as a warning of sub, and ignored. */
+int cmd_log_level (const char *sub);
+
 /* Load the plugin configuration (path, else $RESPOL_CONFIG, else the
- * installed one) with plugin messages sent to log (arg), print every
- * message of the load, and return it; NULL, after printing why, when it
- * does not load.  Caller must rp_config_destroy. */
-struct rp_config *cmd_load_config (const char *sub, const char *path,
-                                   rp_plugin_log_f log, void *arg);
+ * installed one) with the log level of cmd_log_level and plugin messages
+ * printed on stderr as "respol: SUB: INSTANCE: LEVEL: message" (unless
+ * the configuration sends them elsewhere), print every message of the
+ * load, and return it; NULL, after printing why, when it does not load.
+ * Caller must rp_config_destroy. */
+struct rp_config *cmd_load_config (const char *sub, const char *path);
 
 /* cmd_load_config without setting the plugin log, with rp_config_load
  * flags (RP_CONFIG_NOLOAD: read and check the file only). */
@@ -240,8 +254,8 @@ int cmd_resource (int argc, char **argv);
 /* --- matching: pieces shared by respol match and respol query ---------- */
 struct rp_matcher;
 
-/* The plugin configuration (cmd_load_config, plugin warnings printed as
- * "respol: SUB: instance: message"); exits 1 when it does not load. */
+/* The plugin configuration (cmd_load_config); exits 1 when it does not
+ * load. */
 struct rp_config *cmd_match_config (const char *sub, const char *path);
 
 /* A matcher over g (ownership taken) with the policy named policy
@@ -253,9 +267,12 @@ struct rp_matcher *cmd_matcher_create (const char *sub, struct rp_graph *g,
 
 /* The message for a failed allocate or satisfiability check: "never
  * satisfiable: " (errnum ENODEV) or "not satisfiable now: " (EBUSY)
- * before the library's text.  Written into buf; returns buf. */
+ * before the library's text.  Written into buf; returns buf.
+ * cmd_match_status is the exit status for errnum: EXIT_PLUGIN for EPROTO
+ * (the policy failed), else EXIT_INPUT. */
 const char *cmd_match_error (const rp_error_t *error, int errnum, char *buf,
                              size_t size);
+int cmd_match_status (int errnum);
 
 /* Print the matcher's explanation of its last match (rp_matcher_
  * explanation) on stderr, "respol: SUB: explain: ..." lines:

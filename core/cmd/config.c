@@ -1,19 +1,24 @@
 /* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* respol config: check a configuration file (see api/respol/config.h).
  *
- *   respol config check [--verbose] [FILE]
+ *   respol config check [-v|--verbose]... [FILE]
  *
  * Checking is loading: the file is read, every plugin is found, loaded,
  * checked and initialised with its configuration block, exactly as any
  * command would, and then everything is unloaded.  Every error is
  * printed ("respol: config: respol.yaml:7:13: validate[1]: ..."), and the
- * exit status is 1 if there was any.  On success it prints
- *   FILE: ok (2 plugins: validate: limits, queues)
+ * exit status is 1 if there was any.  On success it says what was done,
+ * and that no jobspec went through the plugins (a validate or match
+ * operation that would fail or crash is not found by a check), on one
+ * line:
+ *   FILE: ok: 2 plugins loaded, checked and initialised with their
+ *   configuration blocks (validate: limits, queues); no jobspec was run
+ *   through them
  * Without FILE, the file every command would read is checked
  * ($RESPOL_CONFIG, else the installed default; a missing installed default
  * is reported as the empty configuration it stands for).  Messages that
- * plugins log at level warning or worse are always printed, the others
- * with --verbose.
+ * plugins log at level warning or worse are printed, the others with -v
+ * (info) or -vv (debug), as in every command.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -38,7 +43,7 @@ static const struct option opts[] = {
 static void usage (FILE *f)
 {
     fprintf (f,
-             "Usage: respol config check [--verbose] [FILE]\n\n"
+             "Usage: respol config check [-v|--verbose]... [FILE]\n\n"
              "Subcommands:\n"
              "  check      load a configuration, its plugins and their "
              "blocks, and\n"
@@ -46,28 +51,10 @@ static void usage (FILE *f)
              "$RESPOL_CONFIG, else\n"
              "             %s)\n\n"
              "Options:\n"
-             "  -v, --verbose       also print what plugins log at levels "
-             "notice to debug\n"
+             "  -v, --verbose       print plugin messages up to info "
+             "(-vv: debug)\n"
              "  -h, --help          print this message\n",
              rp_config_default_path ());
-}
-
-static const char *const level_names[] = {
-    [RP_LOG_ERR] = "error",     [RP_LOG_WARNING] = "warning",
-    [RP_LOG_NOTICE] = "notice", [RP_LOG_INFO] = "info",
-    [RP_LOG_DEBUG] = "debug",
-};
-
-static void log_handler (const char *instance, int level, const char *msg,
-                         void *arg)
-{
-    bool verbose = *(bool *)arg;
-    const char *name = "log";
-
-    if (level >= 0 && level <= RP_LOG_DEBUG && level_names[level])
-        name = level_names[level];
-    if (level <= RP_LOG_WARNING || verbose)
-        fprintf (stderr, "respol: %s: %s: %s: %s\n", SUB, instance, name, msg);
 }
 
 /* Append to buf (size bytes, holding *len), truncating. */
@@ -116,17 +103,20 @@ static void print_ok (const struct rp_config *cfg)
         return;
     }
     if (n == 0) {
-        printf ("%s: ok (no plugins)\n", rp_config_path (cfg));
+        printf ("%s: ok: no plugins configured\n", rp_config_path (cfg));
         return;
     }
     describe_stacks (cfg, list, sizeof (list));
-    printf ("%s: ok (%zu plugin%s: %s)\n", rp_config_path (cfg), n,
-            n == 1 ? "" : "s", list);
+    printf ("%s: ok: %zu plugin%s loaded, checked and initialised with %s "
+            "configuration block%s (%s); no jobspec was run through %s\n",
+            rp_config_path (cfg), n, n == 1 ? "" : "s",
+            n == 1 ? "its" : "their", n == 1 ? "" : "s", list,
+            n == 1 ? "it" : "them");
 }
 
-static int run_check (const char *path, bool verbose)
+static int run_check (const char *path)
 {
-    struct rp_config *cfg = cmd_load_config (SUB, path, log_handler, &verbose);
+    struct rp_config *cfg = cmd_load_config (SUB, path);
 
     if (!cfg)
         return EXIT_INPUT;
@@ -144,13 +134,13 @@ static void bad_option (const char *prefix, int c, char **argv)
     cmd_bad_option (SUB, prefix, c, argv, SHORTOPTS, opts);
 }
 
-/* Parse options of argv; returns whether --verbose was given. */
+/* Parse options of argv; returns how many -v were given. */
 /* optstring: "+" SHORTOPTS before the subcommand name (stop at it),
  * SHORTOPTS after it (options anywhere among the arguments). */
-static bool parse_options (const char *prefix, const char *optstring, int argc,
-                           char **argv)
+static int parse_options (const char *prefix, const char *optstring, int argc,
+                          char **argv)
 {
-    bool verbose = false;
+    int verbose = 0;
     int c;
 
     optind = 0;
@@ -162,14 +152,14 @@ static bool parse_options (const char *prefix, const char *optstring, int argc,
         }
         if (c == '?')
             bad_option (prefix, c, argv);
-        verbose = true;
+        verbose++;
     }
     return verbose;
 }
 
 int cmd_config (int argc, char **argv)
 {
-    bool verbose = parse_options ("", "+" SHORTOPTS, argc, argv);
+    int verbose = parse_options ("", "+" SHORTOPTS, argc, argv);
     int status;
 
     if (verbose)
@@ -184,7 +174,9 @@ int cmd_config (int argc, char **argv)
     if (argc - optind > 1)
         cmd_usage_error (SUB, "check: unexpected argument '%s'",
                          argv[optind + 1]);
-    status = run_check (optind < argc ? argv[optind] : NULL, verbose);
+    for (int i = 0; i < verbose; i++)
+        cmd_verbose ();
+    status = run_check (optind < argc ? argv[optind] : NULL);
     if (fflush (stdout) != 0 || ferror (stdout))
         cmd_die (SUB, "write error: %s", strerror (errno));
     return status;

@@ -21,8 +21,10 @@
  * --config, else $RESPOL_CONFIG, else the installed configuration) on each
  * valid jobspec: its warnings and its rejection are printed as
  * "respol: jobspec: [warning: ]job.yaml: <instance>: <message>" (a
- * rejection exits 1), and --print prints the final, amended jobspec as
- * YAML.
+ * rejection exits 1, a validator that fails exits 3, whatever the other
+ * files gave), and --print prints the final, amended jobspec as YAML.
+ * -v / --verbose (validate only) shows what plugins log at info, -vv at
+ * debug.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -75,7 +77,9 @@ static const struct jobspec_cmd commands[] = {
       "                      (default $RESPOL_CONFIG, else the installed "
       "one)\n"
       "      --print         print the jobspec as amended by the stack, as "
-      "YAML\n" CMD_WHO_HELP,
+      "YAML\n"
+      "  -v, --verbose       print plugin messages up to info (-vv: debug)\n"
+      CMD_WHO_HELP,
       true, run_validate },
     { "convert", "[--json|--yaml] FILE",
       "print a document as JSON (from YAML) or YAML (from JSON)",
@@ -140,17 +144,10 @@ static struct rp_jobspec *load (const char *path,
 
 /* --- validate ----------------------------------------------------------- */
 
-static void plugin_log (const char *instance, int level, const char *msg,
-                        void *arg)
-{
-    if (level <= RP_LOG_WARNING)
-        fprintf (stderr, "respol: %s: %s: %s\n", SUB, instance, msg);
-}
-
 /* The plugin configuration (path, else $RESPOL_CONFIG, else installed). */
 static struct rp_config *load_config (const char *path)
 {
-    struct rp_config *cfg = cmd_load_config (SUB, path, plugin_log, NULL);
+    struct rp_config *cfg = cmd_load_config (SUB, path);
 
     if (!cfg)
         exit (EXIT_INPUT);
@@ -160,7 +157,8 @@ static struct rp_config *load_config (const char *path)
 /* Run the validator stack on js for who submits it, print its messages
  * (and, if print and it accepts, the final jobspec).  There is no
  * instance: a validator that holds the job is reported ("held: ..."), the
- * jobspec is valid.  EXIT_INPUT when rejected. */
+ * jobspec is valid.  EXIT_INPUT when rejected, EXIT_PLUGIN when a
+ * validator failed. */
 static int run_stack (const struct rp_config *cfg, struct rp_jobspec *js,
                       const struct options *o)
 {
@@ -170,11 +168,12 @@ static int run_stack (const struct rp_config *cfg, struct rp_jobspec *js,
     char *reason = NULL;
     struct rp_context *ctx;
     rp_error_t error;
-    int verdict;
+    int verdict, saved_errno;
 
     if (!(ctx = cmd_context (&o->who, js, &error)))
         cmd_die (SUB, "%s", error.text);
     verdict = rp_config_validate_job (cfg, js, ctx, NULL, &amended, &reason, d);
+    saved_errno = errno; /* stderr's writes may change errno */
     rp_context_destroy (ctx);
 
     for (size_t i = 0; i < rp_diags_count (d); i++) {
@@ -183,8 +182,10 @@ static int run_stack (const struct rp_config *cfg, struct rp_jobspec *js,
                  warning ? "warning: " : "", name, rp_diags_text (d, i));
     }
     rp_diags_destroy (d);
+    if (verdict < 0 && saved_errno == EPROTO)
+        return EXIT_PLUGIN;
     if (verdict < 0)
-        cmd_die (SUB, "%s: %s", name, strerror (errno));
+        cmd_die (SUB, "%s: %s", name, strerror (saved_errno));
     if (verdict == RP_HOLD)
         fprintf (stderr, "respol: %s: %s: held: %s\n", SUB, name, reason);
     free (reason);
@@ -204,8 +205,9 @@ static int run_validate (const struct options *o, int argc, char **argv)
     cfg = load_config (o->config);
     for (int i = 0; i < argc; i++) {
         struct rp_jobspec *js = load (argv[i], o->profile);
-        if (!js || run_stack (cfg, js, o) != 0)
-            status = EXIT_INPUT;
+        int rc = js ? run_stack (cfg, js, o) : EXIT_INPUT;
+        if (rc != 0 && status != EXIT_PLUGIN)
+            status = rc;
         rp_jobspec_destroy (js);
     }
     rp_config_destroy (cfg);
@@ -339,7 +341,15 @@ static int run_summary (const struct options *o, int argc, char **argv)
 /* Long-only options have values >= 256, so a rejected option whose optopt
  * is above OPT_HELP was one of the long options that not every subcommand
  * takes. */
-enum { OPT_HELP = 256, OPT_PROFILE, OPT_JSON, OPT_YAML, OPT_CONFIG, OPT_PRINT };
+enum {
+    OPT_HELP = 256,
+    OPT_PROFILE,
+    OPT_JSON,
+    OPT_YAML,
+    OPT_CONFIG,
+    OPT_PRINT,
+    OPT_VERBOSE,
+};
 
 static const struct option all_opts[] = {
     { "help", no_argument, NULL, OPT_HELP },
@@ -348,6 +358,7 @@ static const struct option all_opts[] = {
     { "yaml", no_argument, NULL, OPT_YAML },
     { "config", required_argument, NULL, OPT_CONFIG },
     { "print", no_argument, NULL, OPT_PRINT },
+    { "verbose", no_argument, NULL, OPT_VERBOSE },
     CMD_WHO_LONGOPTS,
     { NULL, 0, NULL, 0 },
 };
@@ -363,8 +374,9 @@ static const char *option_name (int opt)
 /* Is option opt one that cmd takes? */
 static bool takes (const struct jobspec_cmd *cmd, int opt)
 {
-    if (opt == OPT_CONFIG || opt == OPT_PRINT || opt == CMD_OPT_USER
-        || opt == CMD_OPT_ACCOUNT || opt == CMD_OPT_QUEUE)
+    if (opt == OPT_CONFIG || opt == OPT_PRINT || opt == OPT_VERBOSE
+        || opt == CMD_OPT_USER || opt == CMD_OPT_ACCOUNT
+        || opt == CMD_OPT_QUEUE)
         return cmd->run == run_validate;
     if (opt == OPT_PROFILE)
         return cmd->run != run_convert;
@@ -400,6 +412,8 @@ static void set_option (const struct jobspec_cmd *cmd, struct options *o,
         ;
     else if (opt == OPT_CONFIG)
         o->config = optarg;
+    else if (opt == OPT_VERBOSE)
+        cmd_verbose ();
     else if (opt == OPT_PRINT)
         o->print = true;
     else if (cmd->run == run_convert)
@@ -417,13 +431,18 @@ static void parse_options (const struct jobspec_cmd *cmd, struct options *o,
     snprintf (prefix, sizeof (prefix), "%s: ", cmd->name);
     optind = 0;
     opterr = 0;
-    while ((c = getopt_long (argc, argv, SHORTOPTS, all_opts, NULL)) != -1) {
+    while ((c = getopt_long (argc, argv, SHORTOPTS "v", all_opts, NULL))
+           != -1) {
         if (c == 'h' || c == OPT_HELP) {
             usage_cmd (stdout, cmd);
             exit (0);
         }
         if (c == '?')
             bad_option (cmd, prefix, c, argv, all_opts);
+        if (c == 'v' && !takes (cmd, OPT_VERBOSE))
+            cmd_usage_error (SUB, "%sunknown option '-v'", prefix);
+        if (c == 'v')
+            c = OPT_VERBOSE;
         if (!takes (cmd, c))
             cmd_usage_error (SUB, "%sunknown option '--%s'", prefix,
                              option_name (c));

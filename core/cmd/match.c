@@ -70,10 +70,11 @@ static const struct option opts[] = {
     { "jobid", required_argument, NULL, OPT_JOBID },
     { "explain", no_argument, NULL, OPT_EXPLAIN },
     CMD_WHO_LONGOPTS,
+    { "verbose", no_argument, NULL, 'v' },
     CMD_RESOURCE_LONGOPTS,
     { NULL, 0, NULL, 0 },
 };
-#define SHORTOPTS "h" CMD_RESOURCE_SHORTOPTS
+#define SHORTOPTS "hv" CMD_RESOURCE_SHORTOPTS
 
 struct options {
     const char *config;
@@ -111,26 +112,18 @@ static void usage (FILE *f)
              "now)\n"
              "      --jobid=N       the job's id (default 1)\n"
              "      --explain       say why the allocation is what it is, "
-             "on stderr\n" CMD_WHO_HELP
+             "on stderr\n"
+             "  -v, --verbose       print plugin messages up to info "
+             "(-vv: debug)\n" CMD_WHO_HELP
              "  -h, --help          print this message\n\n%s",
              cmd_resources_help);
 }
 
 /* --- shared with respol query (cmd.h) ------------------------------------ */
 
-static void plugin_log (const char *instance, int level, const char *msg,
-                        void *arg)
-{
-    const char *sub = arg;
-
-    if (level <= RP_LOG_WARNING)
-        fprintf (stderr, "respol: %s: %s: %s\n", sub, instance, msg);
-}
-
 struct rp_config *cmd_match_config (const char *sub, const char *path)
 {
-    struct rp_config *cfg =
-        cmd_load_config (sub, path, plugin_log, (void *)sub);
+    struct rp_config *cfg = cmd_load_config (sub, path);
 
     if (!cfg)
         exit (EXIT_INPUT);
@@ -261,6 +254,11 @@ void cmd_explain_print (const char *sub, const struct rp_matcher *m)
     json_decref (o);
 }
 
+int cmd_match_status (int errnum)
+{
+    return errnum == EPROTO ? EXIT_PLUGIN : EXIT_INPUT;
+}
+
 int cmd_parse_now (const char *s, double *now)
 {
     char *end;
@@ -325,7 +323,7 @@ static int run (const char *op, const char *path, struct options *o)
     rp_error_t error;
     char buf[sizeof (error.text) + 32];
     struct rp_context *ctx;
-    int rc;
+    int rc, status = 0;
 
     /* The policy reads who submits: the job's id and time are ours. */
     if (!(ctx = cmd_context (&o->who, js, &error)))
@@ -338,23 +336,27 @@ static int run (const char *op, const char *path, struct options *o)
         rc = allocate (m, js, o, &error);
     else
         rc = satisfiability (m, js, &error);
-    if (rc < 0)
+    if (rc < 0) {
+        status = cmd_match_status (errno);
         cmd_warn (SUB, "%s",
                   cmd_match_error (&error, errno, buf, sizeof (buf)));
+    }
     if (o->explain)
         cmd_explain_print (SUB, m);
     rp_matcher_destroy (m);
     rp_context_destroy (ctx);
     rp_config_destroy (cfg);
     rp_jobspec_destroy (js);
-    return rc < 0 ? EXIT_INPUT : 0;
+    return status;
 }
 
 static void set_option (struct options *o, int c)
 {
     if (cmd_who_option (&o->who, c, optarg))
         return;
-    if (c == OPT_EXPLAIN)
+    if (c == 'v')
+        cmd_verbose ();
+    else if (c == OPT_EXPLAIN)
         o->explain = true;
     else if (c == OPT_CONFIG)
         o->config = optarg;

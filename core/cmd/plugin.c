@@ -36,21 +36,25 @@ static const struct option opts[] = {
     { "help", no_argument, NULL, OPT_HELP },
     { "config", required_argument, NULL, OPT_CONFIG },
     { "json", no_argument, NULL, OPT_JSON },
+    { "verbose", no_argument, NULL, 'v' },
     { NULL, 0, NULL, 0 },
 };
 
 struct options {
     const char *config;
     bool json;
+    int verbose; /* -v given after the subcommand */
 };
 
 static void usage (FILE *f)
 {
     fprintf (f,
-             "Usage: respol plugin list [--config=FILE] [--json]\n"
+             "Usage: respol plugin list [--config=FILE] [--json] [-v]\n"
              "       respol plugin info [--json] FILE\n"
              "       respol plugin new --kind=validate|match [--dir=DIR] "
-             "NAME\n\n"
+             "NAME\n"
+             "       respol plugin test [OPTIONS] [RESOURCE-OPTION] PLUGIN "
+             "JOBSPEC...\n\n"
              "Subcommands:\n"
              "  list       list the configured plugin instances, in stack "
              "order\n"
@@ -70,6 +74,8 @@ static void usage (FILE *f)
              "      --dir=DIR       new: write DIR/NAME.c (default: the "
              "current\n"
              "                      directory); never overwrites a file\n"
+             "  -v, --verbose       print plugin messages up to info "
+             "(-vv: debug)\n"
              "  -h, --help          print this message\n\n"
              "A plugin named without '/' in the configuration is searched "
              "in its\n"
@@ -79,16 +85,9 @@ static void usage (FILE *f)
 
 /* --- helpers ------------------------------------------------------------ */
 
-static void log_handler (const char *instance, int level, const char *msg,
-                         void *arg)
-{
-    if (level <= RP_LOG_WARNING)
-        fprintf (stderr, "respol: %s: %s: %s\n", SUB, instance, msg);
-}
-
 static struct rp_config *load_config (const char *path)
 {
-    struct rp_config *cfg = cmd_load_config (SUB, path, log_handler, NULL);
+    struct rp_config *cfg = cmd_load_config (SUB, path);
 
     if (!cfg)
         exit (EXIT_INPUT);
@@ -237,7 +236,7 @@ static int run_info (const struct options *o, int argc, char **argv)
 
 /* --- options and dispatch ----------------------------------------------- */
 
-#define SHORTOPTS "h"
+#define SHORTOPTS "hv"
 
 /* Report the option getopt_long just rejected (it returned c). */
 static void bad_option (const char *prefix, int c, char **argv)
@@ -263,6 +262,8 @@ static void parse_options (const char *prefix, const char *optstring,
             bad_option (prefix, c, argv);
         if (c == OPT_CONFIG)
             o->config = optarg;
+        else if (c == 'v')
+            o->verbose++;
         else
             o->json = true;
     }
@@ -270,12 +271,12 @@ static void parse_options (const char *prefix, const char *optstring,
 
 int cmd_plugin (int argc, char **argv)
 {
-    struct options o = { NULL, false };
+    struct options o = { NULL, false, 0 };
     int (*run) (const struct options *, int, char **);
     int status;
 
     parse_options ("", "+" SHORTOPTS, &o, argc, argv);
-    if (o.config || o.json)
+    if (o.config || o.json || o.verbose)
         cmd_usage_error (SUB, "options come after the subcommand");
     if (optind == argc)
         cmd_usage_error (SUB, "missing subcommand");
@@ -293,6 +294,8 @@ int cmd_plugin (int argc, char **argv)
     argv += optind;
     parse_options (run == run_list ? "list: " : "info: ", SHORTOPTS, &o, argc,
                    argv);
+    for (int i = 0; i < o.verbose; i++)
+        cmd_verbose ();
     status = run (&o, argc - optind, argv + optind);
     if (fflush (stdout) != 0 || ferror (stdout))
         cmd_die (SUB, "write error: %s", strerror (errno));

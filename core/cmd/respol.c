@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: LGPL-3.0-or-later */
-/* respol: the command.  `respol SUBCOMMAND [OPTIONS] [ARGS]`.
+/* respol: the command.  `respol [-v]... SUBCOMMAND [OPTIONS] [ARGS]`.
  *
  * This file only dispatches; each subcommand lives in its own file and
- * prints errors as "respol: SUBCOMMAND: message", exiting 1 on bad input
- * and 2 on bad usage (see cmd.h).
+ * prints errors as "respol: SUBCOMMAND: message", exiting 1 on bad input,
+ * 2 on bad usage and 3 when a plugin failed (see cmd.h).  -v / --verbose
+ * before the subcommand is taken by every subcommand (those that run no
+ * plugin have no plugin messages to show); the subcommands that run
+ * plugins also take it after their name.
  *
  * Run uninstalled, from the build tree that built it (the binary libtool
  * leaves in core/.libs), the command uses that tree's shipped plugins and
@@ -46,12 +49,19 @@ static const struct subcommand subcommands[] = {
 
 static void usage (FILE *f)
 {
-    fprintf (f, "Usage: respol [--help] [--version] SUBCOMMAND [ARGS...]\n\n");
+    fprintf (f, "Usage: respol [-v|--verbose]... [--help] [--version] "
+                "SUBCOMMAND [ARGS...]\n\n");
     fprintf (f, "Subcommands:\n");
     for (size_t i = 0; i < sizeof (subcommands) / sizeof (subcommands[0]); i++)
         fprintf (f, "  %-10s %s\n", subcommands[i].name,
                  subcommands[i].summary);
+    fprintf (f,
+             "\n  -v, --verbose   print plugin messages up to info "
+             "(-vv: debug; also\n"
+             "                  RESPOL_LOG=err|warning|notice|info|debug)\n");
     fprintf (f, "\nRun 'respol SUBCOMMAND --help' for the options of one.\n");
+    fprintf (f, "Exit status: 0 ok, 1 bad input or a rejected job, 2 usage "
+                "error,\n3 a plugin failed.\n");
 }
 
 static void use_build_tree_when_uninstalled (void)
@@ -70,29 +80,54 @@ static void use_build_tree_when_uninstalled (void)
     free (built);
 }
 
+/* Is arg -v, -vv... or --verbose?  Then count it. */
+static bool verbose_option (const char *arg)
+{
+    size_t n = strspn (arg + (arg[0] == '-'), "v");
+
+    if (!strcmp (arg, "--verbose")) {
+        cmd_verbose ();
+        return true;
+    }
+    if (arg[0] != '-' || n == 0 || arg[1 + n] != '\0')
+        return false;
+    while (n-- > 0)
+        cmd_verbose ();
+    return true;
+}
+
 int main (int argc, char **argv)
 {
+    int first = 1;
+
     use_build_tree_when_uninstalled ();
-    if (argc < 2) {
+    while (first < argc && verbose_option (argv[first]))
+        first++;
+    if (first == argc) {
         usage (stderr);
         return EXIT_USAGE;
     }
-    if (!strcmp (argv[1], "--help") || !strcmp (argv[1], "-h")
-        || !strcmp (argv[1], "help")) {
+    if (!strcmp (argv[first], "--help") || !strcmp (argv[first], "-h")
+        || !strcmp (argv[first], "help")) {
         usage (stdout);
         return 0;
     }
-    if (!strcmp (argv[1], "--version")) {
+    if (!strcmp (argv[first], "--version")) {
         printf ("respol %s (plugin ABI %d)\n", PACKAGE_VERSION,
                 RP_PLUGIN_ABI_VERSION);
         return 0;
     }
     for (size_t i = 0; i < sizeof (subcommands) / sizeof (subcommands[0]);
          i++) {
-        if (!strcmp (argv[1], subcommands[i].name))
-            return subcommands[i].fn (argc - 1, argv + 1);
+        if (!strcmp (argv[first], subcommands[i].name))
+            return subcommands[i].fn (argc - first, argv + first);
     }
-    fprintf (stderr, "respol: unknown subcommand '%s'\n", argv[1]);
+    if (argv[first][0] == '-') {
+        fprintf (stderr, "respol: unknown option '%s'\n", argv[first]);
+        fprintf (stderr, "Try 'respol --help' for more information.\n");
+        return EXIT_USAGE;
+    }
+    fprintf (stderr, "respol: unknown subcommand '%s'\n", argv[first]);
     fprintf (stderr, "Try 'respol --help' for the list.\n");
     return EXIT_USAGE;
 }

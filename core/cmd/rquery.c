@@ -36,7 +36,8 @@
  *   failed match does not leave a hole in the numbering.
  * - A failing command prints "respol: query: line N: WORDS: message" on
  *   stderr (WORDS: the command's words, single spaced) and the script
- *   goes on; the exit status is 1 when any command failed.  free, release
+ *   goes on; the exit status is 1 when any command failed, 3 when a
+ *   match failed because its policy did (EPROTO).  free, release
  *   and set-state print nothing when they succeed.
  * - A line is read into a fixed buffer: one longer than 64 KiB is
  *   skipped to its end and reported, never stored, so memory does not
@@ -130,11 +131,12 @@ static const struct option opts[] = {
     { "timing", no_argument, NULL, OPT_TIMING },
     { "explain", no_argument, NULL, OPT_EXPLAIN },
     { "file", required_argument, NULL, 'f' },
+    { "verbose", no_argument, NULL, 'v' },
     CMD_WHO_LONGOPTS,
     CMD_RESOURCE_LONGOPTS,
     { NULL, 0, NULL, 0 },
 };
-#define SHORTOPTS "hP:F:f:" CMD_RESOURCE_SHORTOPTS
+#define SHORTOPTS "hvP:F:f:" CMD_RESOURCE_SHORTOPTS
 
 struct options {
     const char *config;
@@ -160,6 +162,7 @@ struct query {
     uint64_t next_jobid;
     unsigned long line;
     bool failed;
+    bool plugin_failed; /* a policy failed (EPROTO) */
     /* the current command: its words and their single spaced text */
     char *words[MAX_WORDS + 1];
     int nwords;
@@ -214,7 +217,9 @@ static void usage (FILE *f)
              "      --timing        print how long each match took, on "
              "stderr\n"
              "      --explain       say why each match came out as it did, "
-             "on stderr\n" CMD_WHO_HELP
+             "on stderr\n"
+             "  -v, --verbose       print plugin messages up to info "
+             "(-vv: debug)\n" CMD_WHO_HELP
              "  -h, --help          print this message\n\n%s",
              cmd_resources_help);
 }
@@ -454,13 +459,18 @@ static int validate (struct query *q, const struct rp_jobspec *js,
         cmd_die (SUB, "out of memory");
     verdict = rp_config_validate_job (q->cfg, js, ctx, q->inst, final, reason,
                                       d);
-    if (verdict < 0)
+    if (verdict < 0 && errno != EPROTO)
         cmd_die (SUB, "validate: %s", strerror (errno));
     for (size_t i = 0; i < rp_diags_count (d); i++)
         if (rp_diags_severity (d, i) == RP_DIAG_WARNING)
             fprintf (stderr, "respol: %s: line %lu: warning: %s\n", SUB,
                      q->line, rp_diags_text (d, i));
+        else if (verdict < 0)
+            fail (q, "%s", rp_diags_text (d, i));
     rp_diags_destroy (d);
+    /* A validator failed: the job is neither accepted nor rejected. */
+    if (verdict < 0)
+        q->plugin_failed = true;
     return verdict;
 }
 
@@ -512,9 +522,10 @@ static void cmd_satisfiability_line (struct query *q)
         return;
     clock_gettime (CLOCK_MONOTONIC, &t0);
     rp_matcher_set_context (q->m, NULL);
-    if (rp_matcher_satisfiability (q->m, js, &error) < 0)
+    if (rp_matcher_satisfiability (q->m, js, &error) < 0) {
+        q->plugin_failed |= cmd_match_status (errno) == EXIT_PLUGIN;
         fail (q, "%s", cmd_match_error (&error, errno, buf, sizeof (buf)));
-    else
+    } else
         printf ("satisfiable\n");
     timing (q, &t0);
     rp_jobspec_destroy (js);
@@ -547,6 +558,8 @@ static void cmd_job_line (struct query *q, bool allocate)
         rp_jobspec_destroy (js);
         js = amended;
     }
+    if (verdict < 0)
+        goto out; /* a validator failed, said by validate () */
     if (verdict == RP_REJECT) {
         fail (q, "rejected: %s", reason);
         goto out;
@@ -561,6 +574,7 @@ static void cmd_job_line (struct query *q, bool allocate)
     R = rp_matcher_allocate (q->m, q->next_jobid, js, now_of (q), &error);
     timing (q, &t0);
     if (!R) {
+        q->plugin_failed |= cmd_match_status (errno) == EXIT_PLUGIN;
         fail (q, "%s", cmd_match_error (&error, errno, buf, sizeof (buf)));
         goto out;
     }
@@ -600,6 +614,8 @@ static bool schedule_one (struct query *q, const struct rp_job *j)
     verdict = validate (q, rp_job_jobspec (j), rp_job_context (j), &amended,
                         &reason);
     rp_jobspec_destroy (amended);
+    if (verdict < 0)
+        return false; /* a validator failed: the pass stops here */
     if (verdict == RP_REJECT) {
         print_state (q, id, "rejected", reason);
         free (reason);
@@ -629,6 +645,7 @@ static bool schedule_one (struct query *q, const struct rp_job *j)
         return false;
     cmd_match_error (&error, errno, buf, sizeof (buf));
     if (errno != ENODEV) {
+        q->plugin_failed |= cmd_match_status (errno) == EXIT_PLUGIN;
         fail (q, "job %llu: %s", (unsigned long long)id, buf);
         return false;
     }
@@ -1222,7 +1239,9 @@ static void set_option (struct options *o, struct query *q, int c)
 {
     if (cmd_who_option (&q->who, c, optarg))
         return;
-    if (c == OPT_CONFIG)
+    if (c == 'v')
+        cmd_verbose ();
+    else if (c == OPT_CONFIG)
         o->config = optarg;
     else if (c == 'P')
         o->policy = optarg;
@@ -1305,7 +1324,7 @@ int cmd_query (int argc, char **argv)
     drop_state (q);
     rp_instance_destroy (q->inst);
     rp_config_destroy (cfg);
-    status = q->failed ? EXIT_INPUT : 0;
+    status = q->plugin_failed ? EXIT_PLUGIN : q->failed ? EXIT_INPUT : 0;
     free (q);
     if (fflush (stdout) != 0 || ferror (stdout))
         cmd_die (SUB, "write error: %s", strerror (errno));

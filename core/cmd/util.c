@@ -368,10 +368,45 @@ size_t cmd_print_diags (const char *sub, const struct rp_diags *d)
     return rp_diags_errors (d);
 }
 
-struct rp_config *cmd_load_config (const char *sub, const char *path,
-                                   rp_plugin_log_f log, void *arg)
+/* --- plugin logs --------------------------------------------------------- */
+
+static int verbosity; /* how many -v */
+
+void cmd_verbose (void)
 {
-    rp_plugin_set_log (log, arg);
+    verbosity++;
+}
+
+int cmd_log_level (const char *sub)
+{
+    static bool warned;
+    const char *env = secure_getenv ("RESPOL_LOG");
+    int level;
+
+    if (verbosity)
+        return verbosity == 1 ? RP_LOG_INFO : RP_LOG_DEBUG;
+    if (!env || !*env)
+        return 0;
+    if ((level = rp_log_level_parse (env)) > 0)
+        return level;
+    if (!warned)
+        cmd_warn (sub,
+                  "warning: RESPOL_LOG: unknown level '%s' (err, warning, "
+                  "notice, info, debug, or 3 to 7); ignored",
+                  env);
+    warned = true;
+    return 0;
+}
+
+static void plugin_log (const char *instance, int level, const char *msg,
+                        void *arg)
+{
+    fprintf (stderr, "respol: %s: %s: %s: %s\n", (const char *)arg, instance,
+             rp_log_level_name (level), msg);
+}
+
+struct rp_config *cmd_load_config (const char *sub, const char *path)
+{
     return cmd_load_config_flags (sub, path, 0);
 }
 
@@ -384,6 +419,8 @@ struct rp_config *cmd_load_config_flags (const char *sub, const char *path,
 
     if (!d)
         cmd_die (sub, "out of memory");
+    rp_plugin_set_log (plugin_log, (void *)sub);
+    rp_plugin_set_log_level (cmd_log_level (sub));
     cfg = rp_config_load (path, flags, d);
     saved_errno = errno;
     cmd_print_diags (sub, d);

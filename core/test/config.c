@@ -1032,6 +1032,7 @@ static void test_log (void)
     struct rp_config *cfg;
 
     rp_plugin_set_log (log_handler, "arg");
+    rp_plugin_set_log_level (RP_LOG_DEBUG);
     cfg = load ("validate:\n  - {plugin: $FIX/good.so, name: g, config: "
                 "{x: 1}}\n",
                 0, NULL);
@@ -1040,6 +1041,7 @@ static void test_log (void)
         "message and argument");
     rp_config_destroy (cfg);
     rp_plugin_set_log (NULL, NULL);
+    rp_plugin_set_log_level (0);
 }
 
 /* --- the validator stack ------------------------------------------------ */
@@ -1137,23 +1139,23 @@ static const struct stack_test stack_tests[] = {
     { "amendments make the mappings on their path",
       "[" G (", amend: {system.queue: q, user.a.b: 1}") "]", RP_ACCEPT, "",
       "init good\nvalidate good queue=-\n", "q" },
-    { "a failing validator rejects with its error",
-      "[" G (", fail: true") ", " G ("") "]", RP_REJECT,
+    { "a failing validator fails the stack with its error",
+      "[" G (", fail: true") ", " G ("") "]", -1,
       "good: plugin failed: failing on purpose",
       "init good\ninit good#2\nvalidate good queue=-\n", NULL },
     { "an empty amendment path is refused", "[" G (", amend: {'': 1}") "]",
-      RP_REJECT, "good: plugin failed: cannot amend ",
+      -1, "good: plugin failed: cannot amend ",
       "init good\nvalidate good queue=-\n", NULL },
     { "an amendment path with an empty segment is refused",
-      "[" G (", amend: {system..queue: 1}") "]", RP_REJECT,
+      "[" G (", amend: {system..queue: 1}") "]", -1,
       "good: plugin failed: cannot amend system..queue",
       "init good\nvalidate good queue=-\n", NULL },
     { "an amendment path ending in a dot is refused",
-      "[" G (", amend: {system.: 1}") "]", RP_REJECT,
+      "[" G (", amend: {system.: 1}") "]", -1,
       "good: plugin failed: cannot amend system.",
       "init good\nvalidate good queue=-\n", NULL },
     { "an amendment path 17 deep is refused",
-      "[" G (", amend: {a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q: 1}") "]", RP_REJECT,
+      "[" G (", amend: {a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q: 1}") "]", -1,
       "good: plugin failed: cannot amend a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q",
       "init good\nvalidate good queue=-\n", NULL },
     { "an amendment path 16 deep is accepted",
@@ -1178,13 +1180,19 @@ static void check_stack (const struct stack_test *t, const char *jobyaml)
               t->stack);
     if (!(cfg = load (content, 0, d)))
         BAIL_OUT ("%s: %s", t->what, messages (d));
+    errno = 0;
     verdict = rp_config_validate (cfg, js, &amended, d);
     cmp_ok (verdict, ==, t->verdict, "%s: verdict", t->what);
+    if (t->verdict < 0)
+        ok (errno == EPROTO, "%s: EPROTO, a plugin failed", t->what);
     is_messages (d, t->messages, t->what);
     char *log = expand (t->log, false);
     is (read_file (tmp ("log")), log, "%s: what the validators saw", t->what);
     free (log);
-    if (!t->queue)
+    if (t->verdict < 0)
+        ok (amended == (struct rp_jobspec *)&amended,
+            "%s: *amended untouched", t->what);
+    else if (!t->queue)
         ok (amended == NULL, "%s: no amended jobspec", t->what);
     else if (*t->queue)
         is (amended ? rp_jobspec_queue (amended) : "(none)", t->queue,
