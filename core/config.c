@@ -383,7 +383,7 @@ static void read_stack (struct loader *ld, const json_t *root, uint32_t kind,
         err_at (ld, root, name, 0, "%s must be a list of plugin entries", name);
         return;
     }
-    if (kind != RP_PLUGIN_VALIDATE && kind != RP_PLUGIN_MATCH) {
+    if (kind == RP_PLUGIN_PROPERTY) {
         if (json_array_size (v) > 0)
             err_at (ld, v, NULL, 0, "%s plugins are not supported yet", name);
         return;

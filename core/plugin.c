@@ -141,6 +141,7 @@
 
 #include "core/paths.h"
 #include "core/plugin_private.h"
+#include "respol/shell.h"
 #include "core/suggest.h"
 
 /* The descriptor and validate ops as in the first release of ABI 1: the
@@ -150,6 +151,9 @@
     (offsetof (struct rp_validate_ops, validate) + sizeof (void *))
 #define DESC_NAME_END                                                          \
     (offsetof (struct rp_plugin_desc, name) + sizeof (const char *))
+/* The shell ops of the first release with the shell kind: all five. */
+#define SHELL_OPS_SIZE_V1                                                      \
+    (offsetof (struct rp_shell_ops, shell_exit) + sizeof (void *))
 #define MATCH_OPS_SIZE_V1                                                      \
     (offsetof (struct rp_match_ops, stop_after) + sizeof (uint32_t))
 /* Does an ops table (of type T) of the given size cover field? */
@@ -550,7 +554,8 @@ const char *rp_plugin_kind_name (uint32_t kind)
 
 static bool kind_supported (uint32_t kind)
 {
-    return kind == RP_PLUGIN_VALIDATE || kind == RP_PLUGIN_MATCH;
+    return kind == RP_PLUGIN_VALIDATE || kind == RP_PLUGIN_MATCH
+           || kind == RP_PLUGIN_SHELL;
 }
 
 bool plugin_name_valid (const char *s)
@@ -633,6 +638,18 @@ static int check_validate_ops (const struct rp_plugin_desc *d,
     return 0;
 }
 
+static int check_shell_ops (const struct rp_plugin_desc *d, rp_error_t *error)
+{
+    const struct rp_shell_ops *ops = d->ops;
+
+    if (ops->size < SHELL_OPS_SIZE_V1)
+        return rp_error_set (error, EINVAL,
+                             "plugin '%s' has a shell ops table of %u bytes, "
+                             "at least %zu expected",
+                             d->name, ops->size, SHELL_OPS_SIZE_V1);
+    return 0;
+}
+
 static int check_match_ops (const struct rp_plugin_desc *d, rp_error_t *error)
 {
     const struct rp_match_ops *ops = d->ops;
@@ -710,8 +727,9 @@ static int desc_check (const struct rp_plugin_desc *desc, uint32_t kind,
     if (!desc->ops)
         return rp_error_set (error, EINVAL, "plugin '%s' has no operations",
                              desc->name);
-    if (desc->kind == RP_PLUGIN_MATCH ? check_match_ops (desc, error) < 0
-                                      : check_validate_ops (desc, error) < 0)
+    if (desc->kind == RP_PLUGIN_MATCH   ? check_match_ops (desc, error) < 0
+        : desc->kind == RP_PLUGIN_SHELL ? check_shell_ops (desc, error) < 0
+                                        : check_validate_ops (desc, error) < 0)
         return -1;
     return check_config_keys (desc, error);
 }
@@ -1234,6 +1252,19 @@ static void copy_match_ops (struct rp_match_ops *to,
         to->job_event = ops->job_event;
 }
 
+/* The shell ops a table of its size covers; the others NULL. */
+static void copy_shell_ops (struct rp_shell_ops *to,
+                            const struct rp_shell_ops *ops)
+{
+    memset (to, 0, sizeof (*to));
+    to->size = sizeof (*to);
+    to->shell_init = ops->shell_init;
+    to->task_init = ops->task_init;
+    to->task_exec = ops->task_exec;
+    to->task_exit = ops->task_exit;
+    to->shell_exit = ops->shell_exit;
+}
+
 /* Copy what the host shows of the descriptor into p. */
 static int copy_desc (struct rp_plugin *p, const struct rp_plugin_desc *d)
 {
@@ -1251,7 +1282,9 @@ static int copy_desc (struct rp_plugin *p, const struct rp_plugin_desc *d)
         p->validate = ops->validate;
         if (OPS_COVERS (struct rp_validate_ops, ops->size, job_event))
             p->job_event = ops->job_event;
-    } else {
+    } else if (d->kind == RP_PLUGIN_SHELL)
+        copy_shell_ops (&p->shell, d->ops);
+    else {
         copy_match_ops (&p->match, d->ops);
         p->job_event = p->match.job_event;
     }
@@ -1580,6 +1613,7 @@ struct rp_plugin *rp_plugin_inspect (const char *path, rp_error_t *error)
     p->validate = NULL;
     p->job_event = NULL;
     memset (&p->match, 0, sizeof (p->match));
+    memset (&p->shell, 0, sizeof (p->shell));
     if (!(p->instance = strdup (p->name))) {
         plugin_close (p);
         rp_error_set (error, ENOMEM, "out of memory");

@@ -17,6 +17,7 @@
 #include "respol/diag.h"
 #include "respol/error.h"
 #include "respol/plugin.h"
+#include "respol/shell.h"
 
 /* A configuration's log block (core/config.c reads it and owns it; the
  * instances it loads point to it). */
@@ -52,6 +53,8 @@ struct rp_plugin {
      * size covers, copied; the others NULL / 0.  Callers need no size
      * checks. */
     struct rp_match_ops match;
+    /* Kind shell: the ops its size covers, copied; the others NULL. */
+    struct rp_shell_ops shell;
 
     json_t *config; /* the configuration block (a reference) */
     void *data;     /* svc->set_data */

@@ -33,11 +33,12 @@
  *   library crosses the boundary.
  *
  * Kinds: RP_PLUGIN_VALIDATE (jobspec validators) and RP_PLUGIN_MATCH
- * (match policies) are defined here.  The kinds RP_PLUGIN_PROPERTY
- * (constraint operators and property handling) and RP_PLUGIN_SHELL
- * (job-shell task hooks) are reserved: their numbers are fixed and their
- * ops structs will be defined by the releases that build those features.
- * The host refuses to load a plugin of a reserved kind until then.
+ * (match policies) are defined here, RP_PLUGIN_SHELL (the job shell's
+ * task hooks: CPU, GPU and memory binding, environment) in respol/shell.h.
+ * RP_PLUGIN_PROPERTY (constraint operators and property handling) is
+ * reserved: its number is fixed and its ops struct will be defined by the
+ * release that builds it.  The host refuses to load a plugin of a
+ * reserved kind until then.
  *
  * Threads: the host calls a plugin instance from one thread at a time.
  */
@@ -79,7 +80,7 @@ enum rp_plugin_kind {
     RP_PLUGIN_VALIDATE = 1, /* jobspec validator: struct rp_validate_ops */
     RP_PLUGIN_MATCH = 2,    /* match policy: struct rp_match_ops */
     RP_PLUGIN_PROPERTY = 3, /* reserved: constraint operators, properties */
-    RP_PLUGIN_SHELL = 4,    /* reserved: job-shell task hooks */
+    RP_PLUGIN_SHELL = 4,    /* job-shell task hooks: respol/shell.h */
 };
 
 /* Log levels (syslog's numbers). */

@@ -234,8 +234,6 @@ static const struct syntax_test syntax_tests[] = {
       "@:1:8: match must be a list of plugin entries" },
     { "a property entry", "property: [{plugin: x}]\n",
       "@:1:12: property plugins are not supported yet" },
-    { "a shell entry", "shell: [{plugin: x}]\n",
-      "@:1:9: shell plugins are not supported yet" },
     { "shell not a list", "shell: {}\n",
       "@:1:8: shell must be a list of plugin entries" },
     { "a configuration that is not a mapping", "- a\n- b\n",
@@ -441,6 +439,9 @@ static const struct load_test load_tests[] = {
     { "wrong ABI", "validate:\n  - plugin: $FIX/wrong-abi.so\n",
       "@:2:13: validate[0]: $FIX/wrong-abi.so: plugin 'wrong-abi' was built "
       "for ABI version 7, this respol has ABI version 1" },
+    { "a validator in the shell stack", "shell:\n  - plugin: $FIX/good.so\n",
+      "@:2:13: shell[0]: $FIX/good.so: plugin 'good' is a validate plugin, "
+      "configured in the shell stack" },
     { "unknown kind", "validate:\n  - plugin: $FIX/wrong-kind.so\n",
       "@:2:13: validate[0]: $FIX/wrong-kind.so: plugin 'wrong-kind' has "
       "unknown kind 99" },

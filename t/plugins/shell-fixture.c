@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Fixture plugin "shell-fixture" (shell): does what its shell options say,
+ * for the shell's tests.
+ *   fixture-cpus: IDSET    every task's CPUs
+ *   fixture-gpus: IDSET    every task's GPUs
+ *   fixture-mems: IDSET    every task's NUMA nodes (bind)
+ *   fixture-env: NAME=VAL  set in every task
+ *   fixture-fail: OP       fail in OP (shell_init, task_init, ...) with
+ *                          a message; "OP!" fails without one
+ * and logs each operation it runs at debug level. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <respol/idset.h>
+#include <respol/shell.h>
+
+static const struct rp_host_services *svc;
+
+static int init (struct rp_plugin *p, const struct rp_host_services *s)
+{
+    (void)p;
+    svc = s;
+    return 0;
+}
+
+static const char *opt (struct rp_shell *sh, const char *key)
+{
+    return json_string_value (rp_shell_option (sh, key));
+}
+
+/* Fail in op when asked: -1, with a message unless "op!". */
+static int maybe_fail (struct rp_plugin *p, struct rp_shell *sh,
+                       const char *op)
+{
+    const char *f = opt (sh, "fixture-fail");
+    size_t n = strlen (op);
+
+    if (!f || strncmp (f, op, n) != 0 || (f[n] && strcmp (f + n, "!") != 0))
+        return 0;
+    if (f[n] == '!')
+        return -1;
+    return svc->error (p, "asked to fail in %s", op);
+}
+
+static int set (struct rp_plugin *p, struct rp_shell *sh, struct rp_task *t,
+                const char *key, int (*fn) (struct rp_task *,
+                                            const struct rp_idset *))
+{
+    const char *v = opt (sh, key);
+    struct rp_idset *ids;
+    rp_error_t e;
+    int rc;
+
+    if (!v)
+        return 0;
+    if (!(ids = rp_idset_decode (v, &e)))
+        return svc->error (p, "%s: %s", key, e.text);
+    rc = fn (t, ids);
+    rp_idset_destroy (ids);
+    return rc;
+}
+
+static int set_mems (struct rp_task *t, const struct rp_idset *ids)
+{
+    return rp_task_set_mem (t, RP_MEM_BIND, ids);
+}
+
+static int shell_init (struct rp_plugin *p, struct rp_shell *sh)
+{
+    svc->log (p, RP_LOG_DEBUG, "shell_init");
+    return maybe_fail (p, sh, "shell_init");
+}
+
+static int task_init (struct rp_plugin *p, struct rp_shell *sh,
+                      struct rp_task *t)
+{
+    const char *env = opt (sh, "fixture-env");
+
+    if (maybe_fail (p, sh, "task_init") < 0
+        || set (p, sh, t, "fixture-cpus", rp_task_set_cpus) < 0
+        || set (p, sh, t, "fixture-gpus", rp_task_set_gpus) < 0
+        || set (p, sh, t, "fixture-mems", set_mems) < 0)
+        return -1;
+    if (env && strchr (env, '=')) {
+        char *name = strndup (env, (size_t)(strchr (env, '=') - env));
+        int rc = name ? rp_task_setenv (t, name, strchr (env, '=') + 1) : -1;
+        free (name);
+        if (rc < 0)
+            return svc->error (p, "fixture-env: cannot set %s", env);
+    }
+    return 0;
+}
+
+static int task_exec (struct rp_plugin *p, struct rp_shell *sh,
+                      struct rp_task *t)
+{
+    (void)t;
+    return maybe_fail (p, sh, "task_exec");
+}
+
+static int task_exit (struct rp_plugin *p, struct rp_shell *sh,
+                      struct rp_task *t, int status)
+{
+    svc->log (p, RP_LOG_DEBUG, "task_exit %lu %d", rp_task_global_id (t),
+              status);
+    return maybe_fail (p, sh, "task_exit");
+}
+
+static int shell_exit (struct rp_plugin *p, struct rp_shell *sh)
+{
+    return maybe_fail (p, sh, "shell_exit");
+}
+
+static const struct rp_shell_ops ops = {
+    .size = sizeof (struct rp_shell_ops),
+    .shell_init = shell_init,
+    .task_init = task_init,
+    .task_exec = task_exec,
+    .task_exit = task_exit,
+    .shell_exit = shell_exit,
+};
+
+RP_PLUGIN_EXPORT const struct rp_plugin_desc respol_plugin = {
+    .abi_version = RP_PLUGIN_ABI_VERSION,
+    .size = sizeof (struct rp_plugin_desc),
+    .kind = RP_PLUGIN_SHELL,
+    .name = "shell-fixture",
+    .description = "does what its shell options say (test fixture)",
+    .version = "1.0",
+    .init = init,
+    .ops = &ops,
+};
