@@ -32,6 +32,7 @@ struct rp_task {
     struct decision cpus, gpus, mems;
     int mem_policy;
     json_t *env;  /* name -> value, in the order set */
+    json_t *env_by; /* name -> the instance that set it last (plugins) */
     char **envp;  /* built by rp_task_envp */
 };
 

@@ -37,7 +37,7 @@ struct rp_task *task_create (struct rp_shell *sh, unsigned long global_id,
     t->local_id = local_id;
     if (!(t->share_cores = cores ? rp_idset_copy (cores) : rp_idset_create ())
         || !(t->share_gpus = gpus ? rp_idset_copy (gpus) : rp_idset_create ())
-        || !(t->env = json_object ())) {
+        || !(t->env = json_object ()) || !(t->env_by = json_object ())) {
         task_destroy (t);
         return NULL;
     }
@@ -62,6 +62,7 @@ void task_destroy (struct rp_task *t)
     rp_idset_destroy (t->gpus.set);
     rp_idset_destroy (t->mems.set);
     json_decref (t->env);
+    json_decref (t->env_by);
     envp_free (t);
     free (t);
 }
@@ -81,12 +82,22 @@ int rp_task_setenv (struct rp_task *t, const char *name, const char *value)
         errno = EINVAL; /* json_string: NULL for invalid UTF-8 */
         return -1;
     }
-    if (json_object_set_new (t->env, name, v) < 0) {
+    if (json_object_set_new (t->env, name, v) < 0
+        || (t->sh->current
+            && json_object_set_new (t->env_by, name,
+                                    json_string (t->sh->current->instance))
+                   < 0)) {
         errno = ENOMEM;
         return -1;
     }
     envp_free (t);
     return 0;
+}
+
+const char *rp_task_env_by (const struct rp_task *t, const char *name)
+{
+    return t && name ? json_string_value (json_object_get (t->env_by, name))
+                     : NULL;
 }
 
 int rp_task_unsetenv (struct rp_task *t, const char *name)
@@ -96,6 +107,9 @@ int rp_task_unsetenv (struct rp_task *t, const char *name)
         return -1;
     }
     json_object_del (t->env, name);
+    if (t->sh->current)
+        json_object_set_new (t->env_by, name,
+                             json_string (t->sh->current->instance));
     envp_free (t);
     return 0;
 }

@@ -243,6 +243,9 @@ int rp_task_set_mem (struct rp_task *t, int policy,
 const char *rp_task_getenv (const struct rp_task *t, const char *name);
 int rp_task_setenv (struct rp_task *t, const char *name, const char *value);
 int rp_task_unsetenv (struct rp_task *t, const char *name);
+/* The shell plugin (instance name) that last set or unset name in
+ * task_init, or NULL when none did (the job's or the shell's). */
+const char *rp_task_env_by (const struct rp_task *t, const char *name);
 
 #ifdef __cplusplus
 }

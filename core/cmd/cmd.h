@@ -103,6 +103,23 @@ struct rp_config *cmd_load_config_flags (const char *sub, const char *path,
 struct rp_jobspec *cmd_load_jobspec (const char *sub, const char *path,
                                      enum rp_jobspec_profile profile);
 
+/* The jobspec of a command line with the options of respol jobspec
+ * create (core/cmd/jobspec_create.c), checked as V1, for a subcommand
+ * that runs a job (respol run): argv[0] is the subcommand, then options,
+ * then [--] COMMAND [ARGS...].  The caller's own options (x->opts, long,
+ * with values that do not clash with create's, and x->shortopts) go to
+ * x->fn; -h and --help print x->usage.  Errors read "respol: SUB:
+ * message" and exit.  Caller must json_decref. */
+struct cmd_create_extra {
+    const struct option *opts; /* NULL-terminated */
+    const char *shortopts;     /* or NULL */
+    void (*fn) (int c, const char *arg, void *ctx);
+    void *ctx;
+    void (*usage) (FILE *f);
+};
+json_t *cmd_jobspec_from_args (const char *sub, int argc, char **argv,
+                               const struct cmd_create_extra *x);
+
 /* `respol plugin test` (argv[0] is "test"), dispatched from cmd_plugin. */
 int cmd_plugin_test (int argc, char **argv);
 

@@ -36,6 +36,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,8 +111,37 @@ static void usage (FILE *f)
            "  -h, --help                print this message\n");
 }
 
-#define die(...) cmd_die (SUB, "create: " __VA_ARGS__)
-#define usage_error(...) cmd_usage_error (SUB, "create: " __VA_ARGS__)
+/* Messages name the command that parses these options: "jobspec" with
+ * "create: " before the message, or the caller of cmd_jobspec_from_args
+ * ("run", and no prefix). */
+static const char *msg_sub = SUB;
+static const char *msg_prefix = "create: ";
+
+static void die (const char *fmt, ...)
+    __attribute__ ((format (printf, 1, 2), noreturn));
+static void die (const char *fmt, ...)
+{
+    char msg[2048];
+    va_list ap;
+
+    va_start (ap, fmt);
+    vsnprintf (msg, sizeof (msg), fmt, ap);
+    va_end (ap);
+    cmd_die (msg_sub, "%s%s", msg_prefix, msg);
+}
+
+static void usage_error (const char *fmt, ...)
+    __attribute__ ((format (printf, 1, 2), noreturn));
+static void usage_error (const char *fmt, ...)
+{
+    char msg[2048];
+    va_list ap;
+
+    va_start (ap, fmt);
+    vsnprintf (msg, sizeof (msg), fmt, ap);
+    va_end (ap);
+    cmd_usage_error (msg_sub, "%s%s", msg_prefix, msg);
+}
 
 static void nomem (void)
 {
@@ -617,7 +647,7 @@ static int check_jobspec (const json_t *jobspec)
     js = rp_jobspec_from_json (jobspec, "jobspec", RP_JOBSPEC_V1, diags);
     for (size_t i = 0; !js && i < rp_diags_count (diags); i++) {
         if (rp_diags_severity (diags, i) == RP_DIAG_ERROR)
-            cmd_warn (SUB, "create: %s", rp_diags_text (diags, i));
+            cmd_warn (msg_sub, "%s%s", msg_prefix, rp_diags_text (diags, i));
     }
     rp_diags_destroy (diags);
     if (!js)
@@ -640,47 +670,138 @@ static void print_jobspec (const json_t *jobspec, bool json)
     free (s);
 }
 
-int cmd_jobspec_create (int argc, char **argv)
+/* Merge the caller's options into the option tables (caller frees). */
+static struct option *merged_options (const struct cmd_create_extra *x,
+                                      char **shortopts)
 {
-    struct create cr = { .cores = 1 };
-    json_t *jobspec;
-    int c, status;
+    size_t n = 0, m = 0;
+    struct option *o;
 
-    cr.env.vars = json_object ();
-    cr.env.skipped = json_object ();
-    cr.constraints = json_array ();
-    cr.options = json_object ();
-    cr.setattrs = calloc (argc, sizeof (cr.setattrs[0]));
-    if (!cr.env.vars || !cr.env.skipped || !cr.constraints || !cr.options
-        || !cr.setattrs)
+    while (x && x->opts[m].name)
+        m++;
+    while (longopts[n].name)
+        n++;
+    if (!(o = calloc (n + m + 1, sizeof (*o)))
+        || asprintf (shortopts, "%s%s", SHORTOPTS,
+                     x && x->shortopts ? x->shortopts : "")
+               < 0)
         nomem ();
-    env_copy (&cr.env, NULL);
+    memcpy (o, longopts, n * sizeof (*o));
+    if (m)
+        memcpy (o + n, x->opts, m * sizeof (*o));
+    return o;
+}
+
+static bool is_extra (const struct cmd_create_extra *x, int c)
+{
+    for (size_t i = 0; x && x->opts[i].name; i++)
+        if (x->opts[i].val == c)
+            return true;
+    return x && x->shortopts && c > 0 && c < 256 && c != ':'
+           && strchr (x->shortopts, c);
+}
+
+/* Parse the options and build the jobspec (checked as V1); NULL after
+ * printing why.  *cmdind: the index of COMMAND in argv. */
+static json_t *create (struct create *cr, int argc, char **argv,
+                       const struct cmd_create_extra *x, int *cmdind)
+{
+    char *shortopts = NULL;
+    struct option *opts = merged_options (x, &shortopts);
+    json_t *jobspec;
+    int c;
+
+    env_copy (&cr->env, NULL);
     optind = 0;
     opterr = 0;
-    while ((c = getopt_long (argc, argv, SHORTOPTS, longopts, NULL)) != -1) {
+    while ((c = getopt_long (argc, argv, shortopts, opts, NULL)) != -1) {
+        if (c == 'h' && x && x->usage) {
+            x->usage (stdout);
+            exit (0);
+        }
         if (c == 'h') {
             usage (stdout);
             exit (0);
         }
-        parse_option (&cr, c, argv);
+        if (is_extra (x, c))
+            x->fn (c, optarg, x->ctx);
+        else if (c == '?' || c == ':') {
+            char buf[CMD_OPTION_ERROR_SIZE];
+            usage_error ("%s", cmd_option_error (buf, sizeof (buf), c, argv,
+                                                 shortopts, opts));
+        } else
+            parse_option (cr, c, argv);
     }
+    free (shortopts);
+    free (opts);
     if (optind == argc)
         usage_error ("missing command");
-    check_counts (&cr);
-    env_warn_skipped (&cr.env);
-    jobspec = make_jobspec (&cr, argc - optind, argv + optind);
-    if ((status = check_jobspec (jobspec)) == 0) {
+    *cmdind = optind;
+    check_counts (cr);
+    env_warn_skipped (&cr->env);
+    jobspec = make_jobspec (cr, argc - optind, argv + optind);
+    if (check_jobspec (jobspec) < 0) {
+        json_decref (jobspec);
+        return NULL;
+    }
+    return jobspec;
+}
+
+static void create_init (struct create *cr, int argc)
+{
+    *cr = (struct create){ .cores = 1 };
+    cr->env.vars = json_object ();
+    cr->env.skipped = json_object ();
+    cr->constraints = json_array ();
+    cr->options = json_object ();
+    cr->setattrs = calloc ((size_t)argc + 1, sizeof (cr->setattrs[0]));
+    if (!cr->env.vars || !cr->env.skipped || !cr->constraints || !cr->options
+        || !cr->setattrs)
+        nomem ();
+}
+
+static void create_free (struct create *cr)
+{
+    json_decref (cr->env.vars);
+    json_decref (cr->env.skipped);
+    json_decref (cr->constraints);
+    json_decref (cr->options);
+    free (cr->setattrs);
+}
+
+json_t *cmd_jobspec_from_args (const char *sub, int argc, char **argv,
+                               const struct cmd_create_extra *x)
+{
+    struct create cr;
+    json_t *jobspec;
+    int cmdind;
+
+    msg_sub = sub;
+    msg_prefix = "";
+    create_init (&cr, argc);
+    jobspec = create (&cr, argc, argv, x, &cmdind);
+    create_free (&cr);
+    if (!jobspec)
+        cmd_die (sub, "the options make an invalid V1 jobspec");
+    return jobspec;
+}
+
+int cmd_jobspec_create (int argc, char **argv)
+{
+    struct create cr;
+    json_t *jobspec;
+    int cmdind;
+
+    create_init (&cr, argc);
+    jobspec = create (&cr, argc, argv, NULL, &cmdind);
+    if (jobspec) {
         print_jobspec (jobspec, cr.json);
         if (fflush (stdout) != 0 || ferror (stdout))
             die ("write error: %s", strerror (errno));
     }
     json_decref (jobspec);
-    json_decref (cr.env.vars);
-    json_decref (cr.env.skipped);
-    json_decref (cr.constraints);
-    json_decref (cr.options);
-    free (cr.setattrs);
-    if (status < 0) {
+    create_free (&cr);
+    if (!jobspec) {
         cmd_warn (SUB, "create: the options make an invalid V1 jobspec");
         return EXIT_INPUT;
     }
