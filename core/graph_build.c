@@ -495,16 +495,16 @@ static void hw_free (struct hw *hw)
     free (hw->numa_at);
 }
 
-/* Build from a topology loaded in this process. */
-static struct rp_graph *from_topology (const char *path, unsigned int rank,
-                                       const char *hostname, rp_error_t *error)
+/* Build from a topology loaded in this process (path: its file, for
+ * messages, or NULL). */
+static struct rp_graph *build (hwloc_topology_t topo, const char *path,
+                               unsigned int rank, const char *hostname,
+                               rp_error_t *error)
 {
     char hostbuf[HOST_NAME_MAX + 1];
-    struct hw hw = { .error = error };
+    struct hw hw = { .error = error, .topo = topo };
     const char *host;
 
-    if (rhwloc_load (&hw.topo, path, HW, error) < 0)
-        return NULL;
     if (!(host = rhwloc_hostname (hw.topo, hostname, hostbuf, sizeof (hostbuf),
                                   HW, error))
         || hw_collect (&hw) < 0)
@@ -521,15 +521,40 @@ static struct rp_graph *from_topology (const char *path, unsigned int rank,
         goto error;
     }
     hw_free (&hw);
-    hwloc_topology_destroy (hw.topo);
     return hw.g;
 error:;
     int saved_errno = errno;
     rp_graph_destroy (hw.g);
     hw_free (&hw);
-    hwloc_topology_destroy (hw.topo);
     errno = saved_errno;
     return NULL;
+}
+
+static struct rp_graph *from_topology (const char *path, unsigned int rank,
+                                       const char *hostname, rp_error_t *error)
+{
+    hwloc_topology_t topo;
+    struct rp_graph *g;
+
+    if (rhwloc_load (&topo, path, HW, error) < 0)
+        return NULL;
+    g = build (topo, path, rank, hostname, error);
+    int saved_errno = errno;
+    hwloc_topology_destroy (topo);
+    errno = saved_errno;
+    return g;
+}
+
+struct rp_graph *rp_graph_from_topology (struct hwloc_topology *topo,
+                                         unsigned int rank,
+                                         const char *hostname,
+                                         rp_error_t *error)
+{
+    if (!topo) {
+        rp_error_set (error, EINVAL, HW ": invalid argument");
+        return NULL;
+    }
+    return build (topo, NULL, rank, hostname, error);
 }
 
 struct child_args {

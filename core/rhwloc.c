@@ -214,6 +214,15 @@ int rhwloc_load (hwloc_topology_t *topo, const char *xmlfile,
     return topology_load (topo, &src);
 }
 
+int rp_topology_load_local (struct hwloc_topology **topo, rp_error_t *error)
+{
+    if (!topo) {
+        rp_error_set (error, EINVAL, "hwloc: invalid argument");
+        return -1;
+    }
+    return rhwloc_load (topo, NULL, "hwloc", error);
+}
+
 static struct rp_idset *topology_cores (hwloc_topology_t topo,
                                         rp_error_t *error)
 {

@@ -110,7 +110,29 @@ int rp_shell_set_xml (struct rp_shell *sh, const char *xmlfile,
         return -1;
     if (!xmlfile || !*xmlfile)
         return rp_error_set (error, EINVAL, "shell: invalid argument");
+    if (sh->topo)
+        return rp_error_set (error, EINVAL,
+                             "shell: a topology is already set");
     return set_string (&sh->xmlfile, xmlfile, error);
+}
+
+int rp_shell_set_topology (struct rp_shell *sh, hwloc_topology_t topo,
+                           rp_error_t *error)
+{
+    if (before_init (sh, error) < 0)
+        return -1;
+    if (!topo)
+        return rp_error_set (error, EINVAL, "shell: invalid argument");
+    if (sh->xmlfile || sh->topo)
+        return rp_error_set (error, EINVAL,
+                             "shell: a topology is already set");
+    if (hwloc_topology_dup (&sh->topo, topo) < 0) {
+        sh->topo = NULL;
+        return rp_error_set (error, errno ? errno : ENOMEM,
+                             "shell: cannot copy the topology: %s",
+                             strerror (errno ? errno : ENOMEM));
+    }
+    return 0;
 }
 
 int rp_shell_set_distribution (struct rp_shell *sh, const char *dist,

@@ -40,6 +40,7 @@ struct rp_task {
 struct gpu_info {
     int vendor;
     char busid[16]; /* "" when unknown */
+    char name[32];  /* its OS device's name ("cuda0"), "" when none */
     int numa;
     struct rp_idset *cores; /* the job's cores nearest it */
     int index;              /* in its vendor's visible-devices variable */

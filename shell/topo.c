@@ -206,6 +206,8 @@ static int load_gpus (struct rp_shell *sh, rp_error_t *error)
         pci = pci_of (all[g]);
         gi->vendor = vendor_of (pci);
         busid_of (pci, gi->busid, sizeof (gi->busid));
+        if (all[g]->type == HWLOC_OBJ_OS_DEVICE && all[g]->name)
+            snprintf (gi->name, sizeof (gi->name), "%s", all[g]->name);
         at = hwloc_get_non_io_ancestor_obj (sh->topo, all[g]);
         gi->numa = !at || !at->parent ? -1 : numa_of (sh->topo, at->cpuset);
         gi->index = index_of (gi->busid, gi->vendor, all, n, g);
@@ -246,7 +248,9 @@ static int restrict_topo (struct rp_shell *sh, rp_error_t *error)
 
 int shell_topo_load (struct rp_shell *sh, rp_error_t *error)
 {
-    if (sh->xmlfile) {
+    if (sh->topo)
+        ; /* the host's (rp_shell_set_topology) */
+    else if (sh->xmlfile) {
         /* Read in a child first: hwloc crashes on some bad files. */
         struct rp_rset *probe = rp_rset_from_hwloc (0, NULL, sh->xmlfile,
                                                     error);
@@ -254,7 +258,7 @@ int shell_topo_load (struct rp_shell *sh, rp_error_t *error)
             return rp_error_prefix (error, "shell");
         rp_rset_destroy (probe);
     }
-    if (rhwloc_load (&sh->topo, sh->xmlfile, PREFIX, error) < 0)
+    if (!sh->topo && rhwloc_load (&sh->topo, sh->xmlfile, PREFIX, error) < 0)
         return -1;
     if (!(sh->cpus = rp_idset_create ()) || !(sh->cores = rp_idset_create ())
         || !(sh->gpus = rp_idset_create ()) || !(sh->numas = rp_idset_create ()))
@@ -349,6 +353,12 @@ const char *rp_shell_gpu_busid (const struct rp_shell *sh, unsigned int gpu)
 {
     const struct gpu_info *gi = job_gpu (sh, gpu);
     return gi && gi->busid[0] ? gi->busid : NULL;
+}
+
+const char *rp_shell_gpu_name (const struct rp_shell *sh, unsigned int gpu)
+{
+    const struct gpu_info *gi = job_gpu (sh, gpu);
+    return gi && gi->name[0] ? gi->name : NULL;
 }
 
 int rp_shell_gpu_numa (const struct rp_shell *sh, unsigned int gpu)

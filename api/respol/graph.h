@@ -136,6 +136,15 @@ struct rp_graph *rp_graph_from_rset (const struct rp_rset *R,
 struct rp_graph *rp_graph_from_hwloc (const char *path, unsigned int rank,
                                       const char *hostname,
                                       rp_error_t *error);
+/* From a topology this process loaded (rp_topology_load_local; borrowed,
+ * not changed), as rp_graph_from_hwloc builds this machine's: for a host
+ * that also gives the topology to a job shell (rp_shell_set_topology), so
+ * that the machine is discovered once. */
+struct hwloc_topology;
+struct rp_graph *rp_graph_from_topology (struct hwloc_topology *topo,
+                                         unsigned int rank,
+                                         const char *hostname,
+                                         rp_error_t *error);
 
 /* A generated cluster for tests and benchmarks.  spec is a comma separated
  * list of key=value:

@@ -199,6 +199,13 @@ int rp_rset_verify (const struct rp_rset *expected,
 struct rp_rset *rp_rset_from_hwloc (unsigned int rank, const char *hostname,
                                     const char *xmlfile, rp_error_t *error);
 
+/* This machine's topology as respol discovers it (every I/O object kept,
+ * PCI GPUs found with or without hwloc's plugins), for a caller that
+ * builds several things from one discovery (rp_graph_from_topology,
+ * rp_shell_set_topology).  Caller must hwloc_topology_destroy. */
+struct hwloc_topology;
+int rp_topology_load_local (struct hwloc_topology **topo, rp_error_t *error);
+
 /* --- bounds ------------------------------------------------------------- */
 
 /* The longest R text whose reading fits in memory bytes: jansson's tree

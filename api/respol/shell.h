@@ -116,6 +116,11 @@ void rp_shell_destroy (struct rp_shell *sh);
 /* The topology of an hwloc XML file instead of this machine's. */
 int rp_shell_set_xml (struct rp_shell *sh, const char *xmlfile,
                       rp_error_t *error);
+/* Or this machine's topology, which the host loaded itself
+ * (rp_topology_load_local) to build its graph too: the shell takes its own
+ * copy (hwloc_topology_dup) instead of discovering the machine again. */
+int rp_shell_set_topology (struct rp_shell *sh, hwloc_topology_t topo,
+                           rp_error_t *error);
 /* A shell option (value taken, also on failure), over the jobspec's. */
 int rp_shell_set_option (struct rp_shell *sh, const char *key, json_t *value,
                          rp_error_t *error);
@@ -196,6 +201,9 @@ enum rp_gpu_vendor {
 int rp_shell_gpu_vendor (const struct rp_shell *sh, unsigned int gpu);
 /* Its PCI bus id ("0000:3b:00.0"), or NULL when hwloc shows none. */
 const char *rp_shell_gpu_busid (const struct rp_shell *sh, unsigned int gpu);
+/* The name of its OS device ("cuda0", "rsmi1", "ze0"), or NULL when the
+ * topology shows it by its PCI device only. */
+const char *rp_shell_gpu_name (const struct rp_shell *sh, unsigned int gpu);
 /* The NUMA node (OS index) nearest it: the one of the smallest topology
  * object that holds its locality; -1 when that is the whole machine. */
 int rp_shell_gpu_numa (const struct rp_shell *sh, unsigned int gpu);

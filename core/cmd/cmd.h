@@ -150,6 +150,17 @@ char *cmd_read_rset (const char *sub, FILE *stream, const char *name,
  * with "respol: SUB: stdin: line:col: message" on a syntax error. */
 json_t *cmd_read_json_stream (const char *sub, FILE *stream);
 
+/* Around the first load of this machine's topology in the process (hwloc
+ * reads its plugin list once): skip the hwloc plugins a job's discovery
+ * does not need, unless $HWLOC_PLUGINS_BLACKLIST says otherwise; end
+ * takes the variable out of the environment again, so that no task
+ * inherits it. */
+void cmd_hwloc_quick_begin (void);
+void cmd_hwloc_quick_end (void);
+
+/* A duration in Flux's form (RFC 23): "30s", "1.5m", "2h", "1d". */
+const char *cmd_format_duration (double seconds, char *buf, size_t size);
+
 /* Print a JSON value with sorted keys, compact, and a newline. */
 void cmd_print_json (const json_t *o);
 
@@ -267,6 +278,9 @@ int cmd_query (int argc, char **argv);
 
 /* `respol resource`: the inventory and RFC 28 acquisition. */
 int cmd_resource (int argc, char **argv);
+/* respol run and respol shell (core/cmd/run.c, core/cmd/jobshell.c). */
+int cmd_run (int argc, char **argv);
+int cmd_shell (int argc, char **argv);
 
 /* --- matching: pieces shared by respol match and respol query ---------- */
 struct rp_matcher;

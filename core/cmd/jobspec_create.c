@@ -725,6 +725,9 @@ static json_t *create (struct create *cr, int argc, char **argv,
         }
         if (is_extra (x, c))
             x->fn (c, optarg, x->ctx);
+        else if (x && c == OPT_JSON)
+            usage_error ("--json prints jobspec in respol jobspec create; "
+                         "here --dry-run --format=json prints the job");
         else if (c == '?' || c == ':') {
             char buf[CMD_OPTION_ERROR_SIZE];
             usage_error ("%s", cmd_option_error (buf, sizeof (buf), c, argv,

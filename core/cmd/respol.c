@@ -45,6 +45,8 @@ static const struct subcommand subcommands[] = {
     { "query", cmd_query, "run allocate, free, info... commands on a graph" },
     { "resource", cmd_resource,
       "the resource inventory: drain, status, RFC 28 acquire" },
+    { "run", cmd_run, "run a command as a job on this machine, tasks bound" },
+    { "shell", cmd_shell, "run this machine's tasks of a job (R, jobspec)" },
 };
 
 static void usage (FILE *f)

@@ -449,3 +449,42 @@ struct rp_jobspec *cmd_load_jobspec (const char *sub, const char *path,
         exit (EXIT_INPUT);
     return js;
 }
+
+const char *cmd_format_duration (double seconds, char *buf, size_t size)
+{
+    static const struct {
+        double unit;
+        const char *suffix;
+    } units[] = { { 86400, "d" }, { 3600, "h" }, { 60, "m" } };
+
+    for (size_t i = 0; i < sizeof (units) / sizeof (units[0]); i++) {
+        if (seconds >= units[i].unit) {
+            snprintf (buf, size, "%g%s", seconds / units[i].unit,
+                      units[i].suffix);
+            return buf;
+        }
+    }
+    snprintf (buf, size, "%gs", seconds);
+    return buf;
+}
+
+/* hwloc's plugins that discovering this machine for a job does not need:
+ * "gl" finds displays (X servers it tries to connect to), not compute
+ * GPUs, and "xml_libxml" reads XML (hwloc's own reader does that for
+ * exported files).  Loading them costs more than the discovery itself. */
+#define HWLOC_SKIP "HWLOC_PLUGINS_BLACKLIST"
+static bool hwloc_skip_set;
+
+void cmd_hwloc_quick_begin (void)
+{
+    if (getenv (HWLOC_SKIP) == NULL
+        && setenv (HWLOC_SKIP, "hwloc_gl,hwloc_xml_libxml", 1) == 0)
+        hwloc_skip_set = true;
+}
+
+void cmd_hwloc_quick_end (void)
+{
+    if (hwloc_skip_set)
+        unsetenv (HWLOC_SKIP);
+    hwloc_skip_set = false;
+}

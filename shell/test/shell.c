@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <respol/config.h>
+#include <respol/graph.h>
 #include <respol/idset.h>
 #include <respol/jobspec.h>
 #include <respol/rset.h>
@@ -137,6 +138,8 @@ static void test_topology (void)
         rp_shell_gpu_busid (sh, 0));
     cmp_ok (rp_shell_gpu_numa (sh, 0), ==, 0,
             "GPU 0 (rsmi4) is on NUMA node 0, as core 0");
+    is (rp_shell_gpu_name (sh, 0), "rsmi4", "GPU 0's OS device: rsmi4");
+    ok (rp_shell_gpu_name (sh, 9) == NULL, "GPU 9: no name");
     is (enc (rp_shell_gpu_cores (sh, 0)), "0-7",
         "GPU 0's nearest cores: those of its L3 (8 cores of NUMA node 0)");
     is (enc (rp_shell_gpu_cores (sh, 7)), "56-63",
@@ -173,6 +176,50 @@ static void test_topology (void)
     ok (rp_shell_init (sh, cfg, &e) < 0 && errno == EINVAL,
         "a shell is initialized once");
     is (e.text, "shell: already initialized", "message");
+    rp_shell_destroy (sh);
+    rp_jobspec_destroy (js);
+    rp_config_destroy (cfg);
+    rp_rset_destroy (R);
+}
+
+/* The host's own topology: one discovery for the graph and the shell. */
+static void test_host_topology (void)
+{
+    struct rp_rset *R = NULL;
+    struct rp_jobspec *js = job (1, 1, 0, NULL);
+    struct rp_config *cfg = config (false);
+    hwloc_topology_t topo = NULL;
+    struct rp_graph *g;
+    struct rp_shell *sh;
+    rp_error_t e;
+
+    if (!ok (rp_topology_load_local (&topo, &e) == 0,
+             "rp_topology_load_local: this machine"))
+        BAIL_OUT ("%s", e.text);
+    ok ((g = rp_graph_from_topology (topo, 0, "here", &e)) != NULL,
+        "rp_graph_from_topology builds its graph");
+    rp_graph_destroy (g);
+    errno = 0;
+    ok (rp_graph_from_topology (NULL, 0, NULL, &e) == NULL && errno == EINVAL,
+        "rp_graph_from_topology (NULL): EINVAL");
+    errno = 0;
+    ok (rp_topology_load_local (NULL, &e) < 0 && errno == EINVAL,
+        "rp_topology_load_local (NULL): EINVAL");
+    if (!(R = rp_rset_from_hwloc (0, NULL, NULL, &e)))
+        BAIL_OUT ("%s", e.text);
+    sh = rp_shell_create (R, js, 0, &e);
+    ok (sh && rp_shell_set_topology (sh, topo, &e) == 0,
+        "rp_shell_set_topology takes the host's");
+    ok (rp_shell_set_topology (sh, topo, &e) < 0
+            && !strcmp (e.text, "shell: a topology is already set"),
+        "a second topology is refused: %s", e.text);
+    ok (rp_shell_set_xml (sh, topology ("eas-tioga.xml"), &e) < 0
+            && !strcmp (e.text, "shell: a topology is already set"),
+        "so is an XML file after it");
+    hwloc_topology_destroy (topo); /* the shell holds its own copy */
+    ok (rp_shell_init (sh, cfg, &e) == 0, "the shell initializes on it");
+    ok (rp_idset_equal (rp_shell_cores (sh), rp_rset_cores (R, 0)),
+        "the job's cores are R's");
     rp_shell_destroy (sh);
     rp_jobspec_destroy (js);
     rp_config_destroy (cfg);
@@ -329,6 +376,7 @@ int main (void)
     fixtures_setup ("respol-test-shell");
     snprintf (cfgpath, sizeof (cfgpath), "%s/respol.yaml", tmpdir);
     test_topology ();
+    test_host_topology ();
     test_decisions ();
     test_host_tasks_and_errors ();
     test_exec ();

@@ -24,9 +24,17 @@ static int init (struct rp_plugin *p, const struct rp_host_services *s)
     return 0;
 }
 
+/* A string option, or an integer one as text (-o key=3 gives a number). */
 static const char *opt (struct rp_shell *sh, const char *key)
 {
-    return json_string_value (rp_shell_option (sh, key));
+    static char buf[32];
+    const json_t *v = rp_shell_option (sh, key);
+
+    if (json_is_integer (v)) {
+        snprintf (buf, sizeof (buf), "%lld", (long long)json_integer_value (v));
+        return buf;
+    }
+    return json_string_value (v);
 }
 
 /* Fail in op when asked: -1, with a message unless "op!". */
