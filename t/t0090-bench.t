@@ -72,4 +72,13 @@ test_expect_success 'bench-layout --quick prints its table' '
 test_expect_success 'bench-layout rejects an unknown option (exit 2)' '
 	test_expect_code 2 "$BENCH/bench-layout" --frobnicate
 '
+test_expect_success 'bench-run --quick prints its table' '
+	"$BENCH/bench-run" --quick >out &&
+	grep "^| true " out &&
+	grep "^| respol run -n1 true " out &&
+	grep "^| respol run --dry-run -n1 true " out
+'
+test_expect_success 'bench-run rejects an unknown option (exit 2)' '
+	test_expect_code 2 "$BENCH/bench-run" --frobnicate
+'
 test_done
