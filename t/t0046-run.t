@@ -92,6 +92,12 @@ test_expect_success 'the job environment reaches the tasks, --env rules apply' '
 	test_cmp expected out
 '
 
+test_expect_success 'the tasks keep the caller'"'"'s limit on open files' '
+	(ulimit -n 64 && respol run -l -n2 sh -c "ulimit -n") >out &&
+	printf "0: 64\n1: 64\n" >expected &&
+	sort out | test_cmp expected -
+'
+
 # --- signals and the time limit ---------------------------------------------
 
 test_expect_success 'the time limit ends the tasks with SIGTERM' '

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -62,6 +63,8 @@ struct launcher {
     bool stopping;
     bool out_broken; /* stdout is a closed pipe: lines are dropped */
     int fixed_status; /* a PMI abort's or error's status, else -1 */
+    struct rlimit nofile; /* as it was: restored in the tasks */
+    bool nofile_raised;
 };
 
 static const int forwarded[] = { SIGINT,  SIGTERM, SIGHUP, SIGQUIT,
@@ -245,6 +248,8 @@ static void child (struct launcher *la, struct ltask *lt, int in, int out,
     int e;
 
     setpgid (0, 0);
+    if (la->nofile_raised)
+        setrlimit (RLIMIT_NOFILE, &la->nofile);
     signal (SIGPIPE, SIG_DFL);
     sigprocmask (SIG_SETMASK, &la->oldmask, NULL);
     if ((in != STDIN_FILENO && dup2 (in, STDIN_FILENO) < 0)
@@ -616,6 +621,13 @@ int cmd_launch (struct rp_shell *sh, const struct cmd_launch *l)
         la.tasks[i].t = rp_shell_task (sh, i);
         la.tasks[i].id = rp_task_global_id (la.tasks[i].t);
         la.tasks[i].out_fd = la.tasks[i].err_fd = -1;
+    }
+    /* Up to three descriptors a task (two output pipes, a PMI
+     * connection): raise the soft limit to the hard one for the
+     * launcher, not for the tasks. */
+    if (getrlimit (RLIMIT_NOFILE, &la.nofile) == 0) {
+        struct rlimit raised = { la.nofile.rlim_max, la.nofile.rlim_max };
+        la.nofile_raised = setrlimit (RLIMIT_NOFILE, &raised) == 0;
     }
     if ((devnull = open ("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)
         cmd_die (l->sub, "/dev/null: %s", strerror (errno));
