@@ -118,11 +118,14 @@ test_expect_success 'SIGTERM is forwarded to the tasks' '
 	test_cmp expected out
 '
 test_expect_success 'a second SIGINT within 2 s kills the tasks' '
-	rm -f ready &&
-	env --default-signal=INT respol run sh -c "trap \"\" INT; touch ready; sleep 30" 2>err &
+	rm -f ready got-int &&
+	env --default-signal=INT respol run sh -c \
+		"trap \"touch got-int\" INT; touch ready; sleep 30; sleep 30" 2>err &
 	pid=$! &&
 	for i in $(seq 100); do test -e ready && break; sleep 0.1; done &&
-	kill -INT $pid && sleep 0.2 && kill -INT $pid &&
+	kill -INT $pid &&
+	for i in $(seq 100); do test -e got-int && break; sleep 0.1; done &&
+	kill -INT $pid &&
 	test_expect_code 137 wait $pid &&
 	grep "^respol: run: interrupted twice: killing the tasks$" err
 '
