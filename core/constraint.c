@@ -66,7 +66,9 @@ struct rp_constraint_target {
 struct constraint_ext {
     char *name;
     struct rp_plugin *p;
-    int (*compile) (struct rp_plugin *p, const json_t *values, void **data);
+    void *arg;
+    int (*compile) (struct rp_plugin *p, void *arg, const json_t *values,
+                    void **data);
     bool (*match) (const void *data, const struct rp_constraint_target *t);
     void (*destroy) (void *data);
 };
@@ -375,7 +377,7 @@ static int compile_ext (struct rp_constraint *c, const json_t *values,
 
     x->p->error[0] = '\0';
     plugin_enter (&call, x->p, "compile");
-    rc = x->compile (x->p, values, &c->data);
+    rc = x->compile (x->p, x->arg, values, &c->data);
     plugin_leave (&call);
     if (rc == 0)
         return 0;
@@ -462,7 +464,7 @@ static int ext_add (struct constraint_ext *x)
 
 int constraint_operator_add (struct rp_plugin *p, const char *name,
                              const struct rp_constraint_operator *op,
-                             rp_error_t *error)
+                             void *arg, rp_error_t *error)
 {
     const struct constraint_ext *taken;
     struct constraint_ext *x;
@@ -475,6 +477,7 @@ int constraint_operator_add (struct rp_plugin *p, const char *name,
         return rp_error_set (error, ENOMEM, "out of memory");
     }
     x->p = p;
+    x->arg = arg;
     x->compile = op->compile;
     x->match = op->match;
     if (op->size >= offsetof (struct rp_constraint_operator, destroy)

@@ -12,12 +12,13 @@
 #include "respol/property.h"
 
 /* Add operator name (valid, checked by the caller) of plugin p, whose
- * table op is borrowed (the fields its size covers are copied).  -1 with
+ * table op is borrowed (the fields its size covers are copied), with arg
+ * for its compile.  -1 with
  * "operator 'and' is built in", "operator 'x' is already added by 'NAME'"
  * or ENOMEM. */
 int constraint_operator_add (struct rp_plugin *p, const char *name,
                              const struct rp_constraint_operator *op,
-                             rp_error_t *error);
+                             void *arg, rp_error_t *error);
 /* Remove every operator of p.  Thread safe. */
 void constraint_operators_remove (const struct rp_plugin *p);
 /* Is name an operator a plugin added (not a built-in one)? */

@@ -56,7 +56,8 @@ static bool operator_name_valid (const char *s)
 }
 
 int rp_property_add_operator (struct rp_plugin *p, const char *name,
-                              const struct rp_constraint_operator *op)
+                              const struct rp_constraint_operator *op,
+                              void *arg)
 {
     rp_error_t e;
     int saved;
@@ -76,7 +77,7 @@ int rp_property_add_operator (struct rp_plugin *p, const char *name,
     else if (!op || !op->compile || !op->match)
         rp_error_set (&e, EINVAL, "operator '%s' has no compile or no match",
                       name);
-    else if (constraint_operator_add (p, name, op, &e) == 0)
+    else if (constraint_operator_add (p, name, op, arg, &e) == 0)
         return 0;
     saved = errno;
     snprintf (p->error, sizeof (p->error), "%s", e.text);

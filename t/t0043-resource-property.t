@@ -16,11 +16,7 @@ unset RESPOL_STATE_DIR
 # fixture FILE BLOCK: a configuration with the fixture as its one property
 # plugin, configured with BLOCK (flow YAML).
 fixture() {
-	cat >"$1" <<-EOF
-	property:
-	  - plugin: $FIX/property-fixture.so
-	    config: $2
-	EOF
+	property_config "$1" "$FIX/property-fixture.so" "$2"
 }
 
 test_expect_success 'setup' '

@@ -49,8 +49,8 @@
  *
  * Ownership: the annotation and everything its accessors return are
  * borrowed for the annotate call.  rp_annotation_add and _remove copy
- * what they are given.  An operator's table is borrowed from the plugin
- * and must stay valid until fini; its name is copied.
+ * what they are given.  An operator's table and arg are borrowed from the
+ * plugin and must stay valid until fini; its name is copied.
  *
  * Threads: annotate and an operator's compile are called from one thread
  * at a time.  An operator's match may be called from several threads at
@@ -142,9 +142,12 @@ int rp_annotation_remove (struct rp_annotation *a, const char *name,
 struct rp_constraint_operator {
     uint32_t size; /* sizeof (struct rp_constraint_operator) as built */
 
-    /* Compile values into *data (NULL is a valid result).  Return 0, or
-     * -1 after svc->error ().  Required. */
-    int (*compile) (struct rp_plugin *p, const json_t *values, void **data);
+    /* Compile values into *data (NULL is a valid result); arg is the
+     * pointer given to rp_property_add_operator (one compile may serve
+     * several operators).  Return 0, or -1 after svc->error ().
+     * Required. */
+    int (*compile) (struct rp_plugin *p, void *arg, const json_t *values,
+                    void **data);
     /* Does target t satisfy the compiled operator?  Only read data and t.
      * Required. */
     bool (*match) (const void *data, const struct rp_constraint_target *t);
@@ -155,7 +158,8 @@ struct rp_constraint_operator {
 };
 
 /* Add operator name (letters, digits, '-' and '_', 1-64 bytes; copied)
- * with the operations of op (borrowed until fini), from init only.  On
+ * with the operations of op (borrowed until fini) and arg (given to its
+ * compile; the plugin's, until fini), from init only.  On
  * failure returns -1 with errno EINVAL and sets the instance's error as
  * svc->error () does, so init may return at once:
  *   operator 'and' is built in
@@ -165,7 +169,8 @@ struct rp_constraint_operator {
  * unloaded (rp_config_destroy): a constraint compiled with it must be
  * destroyed before that. */
 int rp_property_add_operator (struct rp_plugin *p, const char *name,
-                              const struct rp_constraint_operator *op);
+                              const struct rp_constraint_operator *op,
+                              void *arg);
 
 /* --- the host side ------------------------------------------------------- */
 

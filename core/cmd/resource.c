@@ -96,9 +96,10 @@ static const struct option opts[] = {
     { "update", no_argument, NULL, 'u' },
     { "follow", no_argument, NULL, OPT_FOLLOW },
     { "config", required_argument, NULL, OPT_CONFIG },
+    { "verbose", no_argument, NULL, 'v' },
     { NULL, 0, NULL, 0 },
 };
-#define SHORTOPTS "+hR:nfu"
+#define SHORTOPTS "+hR:nfuv"
 
 struct options {
     const char *state;
@@ -182,6 +183,8 @@ static void usage (FILE *f)
         "                        the resources defined (default "
         "$" RP_CONFIG_ENV ",\n"
         "                        else the installed one)\n"
+        "  -v, --verbose         print plugin messages up to info (-vv: "
+        "debug)\n"
         "      --now=SECONDS     the time of the operation (default: now)\n"
         "      --json            list, status, drain: JSON\n"
         "  -n, --no-header       list, status, drain: no header line\n"
@@ -1085,6 +1088,8 @@ static void set_option (struct options *o, int c)
         o->follow = true;
     else if (c == OPT_CONFIG)
         o->config = optarg;
+    else if (c == 'v')
+        cmd_verbose ();
     else if (cmd_parse_now (optarg, &o->now) < 0)
         cmd_usage_error (SUB, "--now: '%s' is not a number of seconds", optarg);
 }

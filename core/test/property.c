@@ -507,7 +507,7 @@ static void test_operator_errors (void)
         rp_config_destroy (cfg);
     }
     errno = 0;
-    ok (rp_property_add_operator (NULL, "x", NULL) < 0 && errno == EINVAL,
+    ok (rp_property_add_operator (NULL, "x", NULL, NULL) < 0 && errno == EINVAL,
         "rp_property_add_operator (NULL): EINVAL");
 }
 

@@ -28,7 +28,8 @@ struct compiled {
     char *value; /* NULL: has KEY */
 };
 
-static int compile (struct rp_plugin *p, const json_t *values, void **data)
+static int compile (struct rp_plugin *p, void *arg, const json_t *values,
+                    void **data)
 {
     const char *key = json_string_value (json_array_get (values, 0));
     const char *value = json_string_value (json_array_get (values, 1));
@@ -81,7 +82,7 @@ static int init (struct rp_plugin *p, const struct rp_host_services *s)
                                                            "operator"));
 
     svc = s;
-    return name ? rp_property_add_operator (p, name, &op) : 0;
+    return name ? rp_property_add_operator (p, name, &op, NULL) : 0;
 }
 
 /* Call fn for each NAME: IDSET of the block's key. */
