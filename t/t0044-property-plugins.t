@@ -230,4 +230,24 @@ test_expect_success 'property-compare: a key that makes a bad operator name' '
 		"invalid operator name '"'"'a b-ge'"'"' (letters, digits, '"'"'-'"'"' and '"'"'_'"'"', 1-64 bytes)"
 '
 
+# the example of respol-plugin(7)
+
+command -v cc >/dev/null && command -v pkg-config >/dev/null &&
+	pkg-config --exists jansson && test_set_prereq CC
+
+test_expect_success CC 'the example of respol-plugin(7) builds and annotates' '
+	sed -n "/^#include <string.h>$/,/^\.fi$/p" \
+		"$RESPOL_SRCDIR/doc/man/respol-plugin.7" | sed "\$d" |
+		sed "s/\\\\-/-/g" >gpu-hosts.c &&
+	cc -std=c11 -Wall -Wextra -Werror -Wno-unused-parameter -shared -fPIC \
+		-I"$RESPOL_SRCDIR/api" $(pkg-config --cflags jansson) \
+		-o gpu-hosts.so gpu-hosts.c &&
+	property_config g.yaml "$PWD/gpu-hosts.so" "{}" &&
+	cat >g.json <<-\EOF &&
+	{"version":1,"execution":{"R_lite":[{"rank":"0-2","children":{"core":"0"}}],"nodelist":["gpu1","cpu2","gpu3"]}}
+	EOF
+	respol resource --state=g --config=g.yaml -R g.json list -n >out &&
+	grep "^ *up gpu *2 .* gpu\[1,3\]$" out
+'
+
 test_done
