@@ -127,6 +127,18 @@ test_expect_success 'hwloc-properties: an unknown fact' '
 	check_error hwloc-properties "{values: [memory, speed]}" \
 		"values[1]: must be one of memory, numa, cores, pus, packages, gpus"
 '
+test_expect_success 'hwloc-properties: values not a list' '
+	check_error hwloc-properties "{values: memory}" \
+		"values: must be a list of facts (memory, numa, cores, pus, packages, gpus)"
+'
+test_expect_success 'hwloc-properties: a name that is not a string' '
+	check_error hwloc-properties "{cpu-vendor: {GenuineIntel: [a]}}" \
+		"cpu-vendor: GenuineIntel: must be a property name"
+'
+test_expect_success 'hwloc-properties: a NUMA threshold that is not a count' '
+	check_error hwloc-properties "{numa: {two: numa2}}" \
+		"numa: \"two\" is not a count"
+'
 
 # property-compare
 
@@ -224,6 +236,10 @@ test_expect_success 'property-compare: a jobspec with a bad value is not valid' 
 test_expect_success 'property-compare: no keys' '
 	check_error property-compare "{}" \
 		"keys: must be a list of one key or more (e.g. [memory, numa])"
+'
+test_expect_success 'property-compare: a key that is not a string' '
+	check_error property-compare "{keys: [memory, [x]]}" \
+		"keys[1]: must be a key of 1-60 bytes"
 '
 test_expect_success 'property-compare: a key that makes a bad operator name' '
 	check_error property-compare "{keys: [\"a b\"]}" \

@@ -494,6 +494,9 @@ static const struct init_test init_tests[] = {
     { "an empty name", "[{\"config\":{\"operator\":\"\"}}]",
       "test: property[0] 'property-fixture': init failed: invalid operator "
       "name '' (letters, digits, '-' and '_', 1-64 bytes)" },
+    { "an operator without match", "[{\"config\":{\"no-match\":\"nm\"}}]",
+      "test: property[0] 'property-fixture': init failed: operator 'nm' has "
+      "no compile or no match" },
 };
 
 static void test_operator_errors (void)
@@ -509,6 +512,31 @@ static void test_operator_errors (void)
     errno = 0;
     ok (rp_property_add_operator (NULL, "x", NULL, NULL) < 0 && errno == EINVAL,
         "rp_property_add_operator (NULL): EINVAL");
+}
+
+static void test_late_operator (void)
+{
+    struct rp_inventory *inv = inventory ();
+    rp_error_t e;
+
+    ok (annotate (inv, "[{\"config\":{\"late\":\"fx\"}}]", NULL, &e) == -1,
+        "an operator added in annotate fails the run");
+    is (e.text,
+        "property plugin 'property-fixture': annotate: operators are added in "
+        "init only, by property plugins",
+        "with the host's message as the plugin's");
+    errno = 0;
+    ok (rp_inventory_annotate (NULL, NULL, NULL, 1, &e) == -1 && errno == EINVAL,
+        "rp_inventory_annotate (NULL): EINVAL");
+    is (e.text, "inventory: bad arguments", "message");
+    rp_inventory_destroy (inv);
+    inv = rp_inventory_open (tmpdir, 0, NULL, &e);
+    errno = 0;
+    ok (inv && rp_inventory_annotate (inv, NULL, NULL, 1, &e) == -1
+            && errno == ENOENT,
+        "an inventory without resources: ENOENT");
+    is (e.text, "no resources defined", "message");
+    rp_inventory_destroy (inv);
 }
 
 /* --- hardware -------------------------------------------------------------- */
@@ -606,6 +634,7 @@ int main (void)
     test_graph_values ();
     test_operators ();
     test_operator_errors ();
+    test_late_operator ();
     test_hardware ();
     fixtures_cleanup ();
     done_testing ();

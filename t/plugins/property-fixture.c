@@ -12,6 +12,8 @@
  *                          target with property KEY, ["KEY", "VALUE"] one
  *                          whose value for KEY is VALUE; other values do
  *                          not compile ("wants [KEY] or [KEY, VALUE]")
+ *   no-match: NAME         init adds operator NAME with no match
+ *   late: NAME             annotate adds operator NAME (too late)
  * Keys are declared, values checked by the host's rules, not here: a bad
  * name or idset reaches the host as the plugin gave it. */
 #include <stdio.h>
@@ -76,13 +78,25 @@ static const struct rp_constraint_operator op = {
     .destroy = destroy,
 };
 
+static const struct rp_constraint_operator op_no_match = {
+    .size = sizeof (struct rp_constraint_operator),
+    .compile = compile,
+};
+
+static const char *conf (struct rp_plugin *p, const char *key)
+{
+    return json_string_value (json_object_get (svc->config (p), key));
+}
+
 static int init (struct rp_plugin *p, const struct rp_host_services *s)
 {
-    const char *name = json_string_value (json_object_get (s->config (p),
-                                                           "operator"));
-
     svc = s;
-    return name ? rp_property_add_operator (p, name, &op, NULL) : 0;
+    if (conf (p, "no-match"))
+        return rp_property_add_operator (p, conf (p, "no-match"),
+                                         &op_no_match, NULL);
+    if (conf (p, "operator"))
+        return rp_property_add_operator (p, conf (p, "operator"), &op, NULL);
+    return 0;
 }
 
 /* Call fn for each NAME: IDSET of the block's key. */
@@ -136,13 +150,14 @@ static int hardware (struct rp_plugin *p, struct rp_annotation *a)
 
 static int annotate (struct rp_plugin *p, struct rp_annotation *a)
 {
-    const char *fail = json_string_value (json_object_get (svc->config (p),
-                                                           "fail"));
+    const char *fail = conf (p, "fail");
 
     if (fail && !strcmp (fail, "!"))
         return -1;
     if (fail)
         return svc->error (p, "%s", fail);
+    if (conf (p, "late"))
+        return rp_property_add_operator (p, conf (p, "late"), &op, NULL);
     if (each (p, a, "add", rp_annotation_add) < 0
         || each (p, a, "remove", rp_annotation_remove) < 0)
         return -1;
@@ -154,8 +169,8 @@ static const struct rp_property_ops ops = {
     .annotate = annotate,
 };
 
-static const char *const keys[] = { "add",  "remove",   "hardware",
-                                    "fail", "operator", NULL };
+static const char *const keys[] = { "add",      "remove",   "hardware", "fail",
+                                    "operator", "no-match", "late",     NULL };
 
 RP_PLUGIN_EXPORT const struct rp_plugin_desc respol_plugin = {
     .abi_version = RP_PLUGIN_ABI_VERSION,
