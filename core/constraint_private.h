@@ -17,8 +17,8 @@
  * "operator 'and' is built in", "operator 'x' is already added by 'NAME'"
  * or ENOMEM. */
 int constraint_operator_add (struct rp_plugin *p, const char *name,
-                             const struct rp_constraint_operator *op,
-                             void *arg, rp_error_t *error);
+                             const struct rp_constraint_operator *op, void *arg,
+                             rp_error_t *error);
 /* Remove every operator of p.  Thread safe. */
 void constraint_operators_remove (const struct rp_plugin *p);
 /* Is name an operator a plugin added (not a built-in one)? */

@@ -125,9 +125,8 @@ static json_t *facts (hwloc_topology_t topo)
         || set_count (o, "pus", topo, HWLOC_OBJ_PU) < 0
         || set_count (o, "numa", topo, HWLOC_OBJ_NUMANODE) < 0
         || (root->total_memory > 0
-            && json_object_set_new (o, "memory",
-                                    json_integer ((json_int_t)
-                                                      root->total_memory))
+            && json_object_set_new (
+                   o, "memory", json_integer ((json_int_t)root->total_memory))
                    < 0)
         || json_object_set_new (o, "gpus", gpus_facts (topo)) < 0) {
         json_decref (o);

@@ -60,13 +60,13 @@ int namedsets_to_json (const struct namedsets *s, json_t *o)
         struct rp_idset *u =
             rp_idset_decode (had ? json_string_value (had) : "", NULL);
         char *text = NULL;
-        int rc = !u || rp_idset_add_set (u, s->v[i].ids) < 0
-                         || !(text = rp_idset_encode (u, RP_IDSET_RANGES))
-                         || json_object_set_new (o, s->v[i].name,
-                                                 json_string (text))
-                                < 0
-                     ? -1
-                     : 0;
+        int rc =
+            !u || rp_idset_add_set (u, s->v[i].ids) < 0
+                    || !(text = rp_idset_encode (u, RP_IDSET_RANGES))
+                    || json_object_set_new (o, s->v[i].name, json_string (text))
+                           < 0
+                ? -1
+                : 0;
         free (text);
         rp_idset_destroy (u);
         if (rc < 0)

@@ -38,9 +38,9 @@ struct rp_annotation {
     struct rp_plugin *p;
     const struct rp_inventory *inv;
     const json_t *hardware;
-    bool active;          /* inside annotate */
+    bool active;           /* inside annotate */
     struct namedsets said; /* its declaration */
-    bool broke;      /* a rule was broken: broken.text says which */
+    bool broke;            /* a rule was broken: broken.text says which */
     rp_error_t broken;
 };
 
@@ -67,8 +67,9 @@ int rp_property_add_operator (struct rp_plugin *p, const char *name,
         return -1;
     }
     if (p->kind != RP_PLUGIN_PROPERTY || !p->in_init)
-        rp_error_set (&e, EINVAL, "operators are added in init only, by "
-                                  "property plugins");
+        rp_error_set (&e, EINVAL,
+                      "operators are added in init only, by "
+                      "property plugins");
     else if (!operator_name_valid (name))
         rp_error_set (&e, EINVAL,
                       "invalid operator name '%.64s' (letters, digits, '-' "
@@ -224,8 +225,9 @@ static int annotate_one (struct rp_annotation *a, rp_error_t *error)
     plugin_leave (&call);
     a->active = false;
     if (rc != 0 && p->error[0])
-        return rp_error_set (error, EPROTO, "property plugin '%s': annotate: %s",
-                             p->instance, p->error);
+        return rp_error_set (error, EPROTO,
+                             "property plugin '%s': annotate: %s", p->instance,
+                             p->error);
     if (rc != 0)
         return rp_error_set (error, EPROTO,
                              "property plugin '%s': annotate returned %d (no "

@@ -66,8 +66,7 @@ static struct rp_inventory *inventory (void)
 
 /* The targets of property name in inv's R, as an idset string ("" when
  * none). */
-static const char *targets_of (const struct rp_inventory *inv,
-                               const char *name)
+static const char *targets_of (const struct rp_inventory *inv, const char *name)
 {
     static char buf[256];
     json_t *o = rp_rset_properties (rp_inventory_R (inv));
@@ -101,13 +100,15 @@ static void test_annotate (void)
     struct rp_inventory *inv = inventory ();
     rp_error_t e;
 
-    ok (annotate (inv, "[{\"config\":{\"add\":{\"gpu\":\"0-1\",\"big\":\"all\"}}}]",
+    ok (annotate (inv,
+                  "[{\"config\":{\"add\":{\"gpu\":\"0-1\",\"big\":\"all\"}}}]",
                   NULL, &e)
             == 1,
         "a first run logs one property-add event");
     is (targets_of (inv, "gpu"), "0-1", "gpu on 0-1");
     is (targets_of (inv, "big"), "0-3", "big on every target");
-    ok (annotate (inv, "[{\"config\":{\"add\":{\"gpu\":\"0-1\",\"big\":\"all\"}}}]",
+    ok (annotate (inv,
+                  "[{\"config\":{\"add\":{\"gpu\":\"0-1\",\"big\":\"all\"}}}]",
                   NULL, &e)
             == 0,
         "the same run again logs nothing");
@@ -154,10 +155,11 @@ static void test_remove (void)
         "property plugin 'property-fixture': cannot remove property 'ssd' "
         "from rank 2: it did not add it",
         "the message names the plugin, the property and the target");
-    ok (annotate (inv,
-                  "[{\"config\":{\"add\":{\"a\":\"0\"}}},"
-                  "{\"name\":\"other\",\"config\":{\"remove\":{\"a\":\"0-1\"}}}]",
-                  NULL, &e)
+    ok (annotate (
+            inv,
+            "[{\"config\":{\"add\":{\"a\":\"0\"}}},"
+            "{\"name\":\"other\",\"config\":{\"remove\":{\"a\":\"0-1\"}}}]",
+            NULL, &e)
             == -1,
         "another instance cannot remove what the first said");
     is (e.text,
@@ -176,8 +178,7 @@ struct rule_test {
 };
 
 static const struct rule_test rule_tests[] = {
-    { "a name with a space", "[{\"config\":{\"add\":{\"a b\":\"0\"}}}]",
-      EINVAL,
+    { "a name with a space", "[{\"config\":{\"add\":{\"a b\":\"0\"}}}]", EINVAL,
       "property plugin 'property-fixture': property name \"a b\": illegal "
       "character ' ' at offset 1" },
     { "a name with '^'", "[{\"config\":{\"add\":{\"^x\":\"0\"}}}]", EINVAL,
@@ -216,7 +217,8 @@ static void test_rules (void)
         ok (annotate (inv, t->entries, NULL, &e) == -1 && errno == t->errnum,
             "%s: fails (errno)", t->what);
         is (e.text, t->error, "%s: message", t->what);
-        ok (rp_inventory_nevents (inv) == 0 && !strcmp (targets_of (inv, "x"), ""),
+        ok (rp_inventory_nevents (inv) == 0
+                && !strcmp (targets_of (inv, "x"), ""),
             "%s: nothing logged", t->what);
         rp_inventory_destroy (inv);
     }
@@ -307,7 +309,8 @@ static void test_log (void)
                          "\"property-fixture\"}")
             == 1,
         "a property-remove event with the instance as plugin");
-    ok (inv && rp_inventory_property_add (inv, "gpu", rp_rset_ranks (R), 30, &e)
+    ok (inv
+            && rp_inventory_property_add (inv, "gpu", rp_rset_ranks (R), 30, &e)
                    == 0,
         "an administrator adds gpu everywhere");
     ok (inv
@@ -333,10 +336,11 @@ static void test_replay_checks (void)
     rp_inventory_destroy (inv);
     if (!(f = fopen (log, "w")))
         BAIL_OUT ("%s", log);
-    fprintf (f, "{\"timestamp\":1,\"name\":\"resource-define\",\"context\":"
-                "{\"method\":\"configuration\",\"R\":%s,\"exclude\":\"\"}}\n"
-                "{\"timestamp\":2,\"name\":\"property-add\",\"context\":"
-                "{\"properties\":{\"a\":\"0\"},\"plugin\":7}}\n",
+    fprintf (f,
+             "{\"timestamp\":1,\"name\":\"resource-define\",\"context\":"
+             "{\"method\":\"configuration\",\"R\":%s,\"exclude\":\"\"}}\n"
+             "{\"timestamp\":2,\"name\":\"property-add\",\"context\":"
+             "{\"properties\":{\"a\":\"0\"},\"plugin\":7}}\n",
              R4);
     fclose (f);
     ok (rp_inventory_open (dir, 0, NULL, &e) == NULL,
@@ -345,7 +349,6 @@ static void test_replay_checks (void)
               "%s:2: property-add: plugin: must be a non-empty string", log);
     is (e.text, want, "replay: the message names the line and the key");
 }
-
 
 /* --- operators ------------------------------------------------------------ */
 
@@ -448,17 +451,19 @@ static void test_operators (void)
     is (matching ("{\"and\": [{\"ranks\": [\"0-3\"]}, {\"fx\": [1]}]}"),
         "constraint: and[1].fx: wants [KEY] or [KEY, VALUE]",
         "a value its compile refuses: the plugin's message at the path");
-    is (matching ("{\"fx\": \"ssd\"}"), "constraint: fx: values must be an array",
+    is (matching ("{\"fx\": \"ssd\"}"),
+        "constraint: fx: values must be an array",
         "values must still be an array");
     q = rp_constraint_query_parse ("fx:memory ssd", &e);
     s = q ? json_dumps (q, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
-    is (s ? s : e.text, "{\"and\":[{\"fx\":[\"memory\"]},{\"properties\":[\"ssd\"]}]}",
+    is (s ? s : e.text,
+        "{\"and\":[{\"fx\":[\"memory\"]},{\"properties\":[\"ssd\"]}]}",
         "the query syntax takes OPERATOR:VALUE for it");
     free (s);
     json_decref (q);
 
-    again = load ("[{\"name\":\"two\",\"config\":{\"operator\":\"fx\"}}]", first,
-                  sizeof (first));
+    again = load ("[{\"name\":\"two\",\"config\":{\"operator\":\"fx\"}}]",
+                  first, sizeof (first));
     ok (again == NULL, "a second instance cannot add the same operator");
     is (first,
         "test: property[0] 'two': init failed: operator 'fx' is already added "
@@ -470,7 +475,8 @@ static void test_operators (void)
         "unloaded, the operator is gone");
     ok (rp_constraint_query_parse ("fx:ssd", &e) == NULL,
         "and the query syntax no longer knows it");
-    is (e.text, "constraint query: \"fx:ssd\": unknown operator 'fx' at offset 0",
+    is (e.text,
+        "constraint query: \"fx:ssd\": unknown operator 'fx' at offset 0",
         "query message");
 }
 
@@ -526,7 +532,8 @@ static void test_late_operator (void)
         "init only, by property plugins",
         "with the host's message as the plugin's");
     errno = 0;
-    ok (rp_inventory_annotate (NULL, NULL, NULL, 1, &e) == -1 && errno == EINVAL,
+    ok (rp_inventory_annotate (NULL, NULL, NULL, 1, &e) == -1
+            && errno == EINVAL,
         "rp_inventory_annotate (NULL): EINVAL");
     is (e.text, "inventory: bad arguments", "message");
     rp_inventory_destroy (inv);
@@ -539,7 +546,8 @@ static void test_late_operator (void)
     rp_inventory_destroy (inv);
 }
 
-/* --- hardware -------------------------------------------------------------- */
+/* --- hardware --------------------------------------------------------------
+ */
 
 static json_t *facts_of (const char *topology)
 {

@@ -45,14 +45,13 @@ static const struct rp_host_services *svc;
 
 static const char *const cpu_keys[] = { "cpu-vendor", "cpu-model", NULL };
 static const char *const class_keys[] = { "memory", "numa", NULL };
-static const char *const facts[] = { "memory", "numa",     "cores",
-                                     "pus",    "packages", "gpus",
-                                     NULL };
+static const char *const facts[] = { "memory",   "numa", "cores", "pus",
+                                     "packages", "gpus", NULL };
 
 /* --- configuration ------------------------------------------------------ */
 
-static int check_names (struct rp_plugin *p, const char *key,
-                        const json_t *map, bool sizes)
+static int check_names (struct rp_plugin *p, const char *key, const json_t *map,
+                        bool sizes)
 {
     const char *k;
     json_t *v;
@@ -109,9 +108,9 @@ static int init (struct rp_plugin *p, const struct rp_host_services *s)
 
     svc = s;
     json_object_foreach ((json_t *)block, key, v) {
-        int rc = !strcmp (key, "values") ? check_values (p, v)
-                                         : check_names (p, key, v,
-                                                        in (class_keys, key));
+        int rc = !strcmp (key, "values")
+                     ? check_values (p, v)
+                     : check_names (p, key, v, in (class_keys, key));
         if (rc < 0)
             return -1;
     }

@@ -49,7 +49,8 @@ static inline bool size_parse (const char *s, double *value)
     double unit = 1;
     char *stop;
 
-    if (digits == 0 || strchr (s, '.') != strrchr (s, '.') || !isdigit ((unsigned char)s[0]))
+    if (digits == 0 || strchr (s, '.') != strrchr (s, '.')
+        || !isdigit ((unsigned char)s[0]))
         return false;
     if (*end && (unit = size_unit (*end)) > 0)
         end++;

@@ -100,7 +100,8 @@ static void check_same (const struct rp_inventory *a,
 {
     check (rp_rset_equal (rp_inventory_R (a), rp_inventory_R (b)));
     check (!strcmp (rp_inventory_method (a), rp_inventory_method (b)));
-    check (rp_idset_equal (rp_inventory_excluded (a), rp_inventory_excluded (b)));
+    check (
+        rp_idset_equal (rp_inventory_excluded (a), rp_inventory_excluded (b)));
     check (rp_idset_equal (rp_inventory_drained (a), rp_inventory_drained (b)));
     check (rp_idset_equal (rp_inventory_down (a), rp_inventory_down (b)));
     check (rp_idset_equal (rp_inventory_removed (a), rp_inventory_removed (b)));

@@ -92,8 +92,8 @@ static int init (struct rp_plugin *p, const struct rp_host_services *s)
 {
     svc = s;
     if (conf (p, "no-match"))
-        return rp_property_add_operator (p, conf (p, "no-match"),
-                                         &op_no_match, NULL);
+        return rp_property_add_operator (p, conf (p, "no-match"), &op_no_match,
+                                         NULL);
     if (conf (p, "operator"))
         return rp_property_add_operator (p, conf (p, "operator"), &op, NULL);
     return 0;
@@ -124,8 +124,8 @@ static int each (struct rp_plugin *p, struct rp_annotation *a, const char *key,
 
 static int hardware (struct rp_plugin *p, struct rp_annotation *a)
 {
-    const char *key = json_string_value (json_object_get (svc->config (p),
-                                                          "hardware"));
+    const char *key =
+        json_string_value (json_object_get (svc->config (p), "hardware"));
     const struct rp_idset *ranks = rp_rset_ranks (rp_annotation_R (a));
     char name[128];
 
