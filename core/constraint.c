@@ -84,7 +84,8 @@ struct op_class {
     const char *name;
     int (*compile) (struct rp_constraint *c, const json_t *values,
                     struct path *p, int depth, rp_error_t *error);
-    bool (*match) (const struct rp_constraint *c, const struct rp_constraint_target *t);
+    bool (*match) (const struct rp_constraint *c,
+                   const struct rp_constraint_target *t);
     void (*destroy) (struct rp_constraint *c);
 };
 
@@ -101,7 +102,8 @@ struct rp_constraint {
 
 static struct rp_constraint *compile_node (const json_t *o, struct path *p,
                                            int depth, rp_error_t *error);
-static bool match_node (const struct rp_constraint *c, const struct rp_constraint_target *t);
+static bool match_node (const struct rp_constraint *c,
+                        const struct rp_constraint_target *t);
 
 /* Append a component to the path; return the length to restore. */
 static size_t path_push (struct path *p, const char *fmt, ...)
@@ -151,7 +153,8 @@ static int compile_error (rp_error_t *error, int errnum, const struct path *p,
 
 /* --- {} ----------------------------------------------------------------- */
 
-static bool match_all (const struct rp_constraint *c, const struct rp_constraint_target *t)
+static bool match_all (const struct rp_constraint *c,
+                       const struct rp_constraint_target *t)
 {
     return true;
 }
@@ -281,7 +284,8 @@ static int compile_ranks (struct rp_constraint *c, const json_t *values,
     return 0;
 }
 
-static bool match_ranks (const struct rp_constraint *c, const struct rp_constraint_target *t)
+static bool match_ranks (const struct rp_constraint *c,
+                         const struct rp_constraint_target *t)
 {
     return rp_idset_test (c->ranks, t->rank);
 }
@@ -322,7 +326,8 @@ static int compile_not (struct rp_constraint *c, const json_t *values,
     return compile_children (c, values, p, depth, error);
 }
 
-static bool match_and (const struct rp_constraint *c, const struct rp_constraint_target *t)
+static bool match_and (const struct rp_constraint *c,
+                       const struct rp_constraint_target *t)
 {
     for (size_t i = 0; i < c->count; i++)
         if (!match_node (c->children[i], t))
@@ -330,7 +335,8 @@ static bool match_and (const struct rp_constraint *c, const struct rp_constraint
     return true;
 }
 
-static bool match_or (const struct rp_constraint *c, const struct rp_constraint_target *t)
+static bool match_or (const struct rp_constraint *c,
+                      const struct rp_constraint_target *t)
 {
     if (c->count == 0)
         return true;
@@ -341,7 +347,8 @@ static bool match_or (const struct rp_constraint *c, const struct rp_constraint_
 }
 
 /* RFC 31: {"not": []} matches nothing. */
-static bool match_not (const struct rp_constraint *c, const struct rp_constraint_target *t)
+static bool match_not (const struct rp_constraint *c,
+                       const struct rp_constraint_target *t)
 {
     return c->count == 1 && !match_node (c->children[0], t);
 }
@@ -390,7 +397,8 @@ static int compile_ext (struct rp_constraint *c, const json_t *values,
                           x->p->instance, rc);
 }
 
-static bool match_ext (const struct rp_constraint *c, const struct rp_constraint_target *t)
+static bool match_ext (const struct rp_constraint *c,
+                       const struct rp_constraint_target *t)
 {
     struct plugin_call call;
     bool ok;
@@ -463,8 +471,8 @@ static int ext_add (struct constraint_ext *x)
 }
 
 int constraint_operator_add (struct rp_plugin *p, const char *name,
-                             const struct rp_constraint_operator *op,
-                             void *arg, rp_error_t *error)
+                             const struct rp_constraint_operator *op, void *arg,
+                             rp_error_t *error)
 {
     const struct constraint_ext *taken;
     struct constraint_ext *x;
@@ -605,7 +613,8 @@ struct rp_constraint *rp_constraint_compile (const json_t *o, rp_error_t *error)
     return compile_node (o, &p, 1, error);
 }
 
-static bool match_node (const struct rp_constraint *c, const struct rp_constraint_target *t)
+static bool match_node (const struct rp_constraint *c,
+                        const struct rp_constraint_target *t)
 {
     return c->op->match (c, t);
 }

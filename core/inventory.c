@@ -1497,8 +1497,8 @@ static int push_properties (json_t *a, const struct rp_inventory *inv,
     int rc = -1;
 
     if (!all || !added
-        || push_props (a, now, "property-add", inventory_props_diff (all, added),
-                       NULL)
+        || push_props (a, now, "property-add",
+                       inventory_props_diff (all, added), NULL)
                < 0)
         goto done;
     for (size_t i = 0; i < inv->nown; i++) {

@@ -557,7 +557,6 @@ const char *rp_plugin_kind_name (uint32_t kind)
     return kind_names[kind];
 }
 
-
 bool plugin_name_valid (const char *s)
 {
     size_t n = 0;
@@ -719,6 +718,21 @@ const char *const *plugin_config_keys (const struct rp_plugin *p)
     return p->desc->config_keys;
 }
 
+/* The checks of the kind's ops table. */
+static int check_ops (const struct rp_plugin_desc *d, rp_error_t *error)
+{
+    switch (d->kind) {
+    case RP_PLUGIN_MATCH:
+        return check_match_ops (d, error);
+    case RP_PLUGIN_SHELL:
+        return check_shell_ops (d, error);
+    case RP_PLUGIN_PROPERTY:
+        return check_property_ops (d, error);
+    default:
+        return check_validate_ops (d, error);
+    }
+}
+
 /* rp_plugin_desc_check, with kind 0 for "the descriptor's own kind". */
 static int desc_check (const struct rp_plugin_desc *desc, uint32_t kind,
                        rp_error_t *error)
@@ -735,10 +749,7 @@ static int desc_check (const struct rp_plugin_desc *desc, uint32_t kind,
     if (!desc->ops)
         return rp_error_set (error, EINVAL, "plugin '%s' has no operations",
                              desc->name);
-    if (desc->kind == RP_PLUGIN_MATCH      ? check_match_ops (desc, error) < 0
-        : desc->kind == RP_PLUGIN_SHELL    ? check_shell_ops (desc, error) < 0
-        : desc->kind == RP_PLUGIN_PROPERTY ? check_property_ops (desc, error) < 0
-                                           : check_validate_ops (desc, error) < 0)
+    if (check_ops (desc, error) < 0)
         return -1;
     return check_config_keys (desc, error);
 }
