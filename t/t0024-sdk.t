@@ -82,7 +82,8 @@ test_expect_success 'the installed files' '
 	test -f "$PREFIX/include/respol/config.h" &&
 	test -f "$LIBDIR/librespol.so" &&
 	ls "$PLUGINDIR"/*.so | sed "s|^$PLUGINDIR/||" >plugins &&
-	printf "%s\n" feasibility.so first.so high.so limits.so locality.so low.so \
+	printf "%s\n" cpu-affinity.so feasibility.so first.so gpu-affinity.so \
+		high.so limits.so locality.so low.so mem-affinity.so openmp.so \
 		pack.so queues.so require-duration.so spread.so user-limits.so >expected &&
 	test_cmp expected plugins &&
 	ls "$EXAMPLES" >examples &&
