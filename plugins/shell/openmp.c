@@ -61,36 +61,50 @@ static size_t units (struct rp_shell *sh, const struct rp_idset *cores,
     return n;
 }
 
-/* "{0,64},{1,65}": the PUs of cpus by core, or one place per PU. */
+/* Append id in decimal at *n in buf. */
+static void digits (char *buf, size_t *n, unsigned int id)
+{
+    char d[16];
+    size_t k = 0;
+
+    do
+        d[k++] = (char)('0' + id % 10);
+    while ((id /= 10) > 0);
+    while (k > 0)
+        buf[(*n)++] = d[--k];
+}
+
+/* "{0,64},{1,65}": the PUs of cpus by core, or one place per PU
+ * ("{0},{64},{1},{65}").  Written by hand: this runs for every task. */
 static char *places (struct rp_shell *sh, const struct rp_idset *cores,
                      const struct rp_idset *cpus, bool threads)
 {
-    char *buf = NULL;
-    size_t size = 0;
-    FILE *f = open_memstream (&buf, &size);
-    const char *sep = "";
+    char *buf = malloc (rp_idset_count (cpus) * 14 + 1);
+    size_t n = 0;
 
-    if (!f)
+    if (!buf)
         return NULL;
     for (unsigned int c = rp_idset_first (cores); c != RP_IDSET_INVALID_ID;
          c = rp_idset_next (cores, c)) {
         const struct rp_idset *pus = rp_shell_core_cpus (sh, c);
-        const char *in = "";
-        fprintf (f, "%s{", sep);
+        size_t k = 0, x = 0;
+        for (unsigned int i = rp_idset_first (pus); i != RP_IDSET_INVALID_ID;
+             i = rp_idset_next (pus, i))
+            k += rp_idset_test (cpus, i);
         for (unsigned int i = rp_idset_first (pus); i != RP_IDSET_INVALID_ID;
              i = rp_idset_next (pus, i)) {
             if (!rp_idset_test (cpus, i))
                 continue;
-            fprintf (f, threads ? "%s%u}" : "%s%u", in, i);
-            in = threads ? ",{" : ",";
+            if (n > 0)
+                buf[n++] = ',';
+            if (threads || x == 0)
+                buf[n++] = '{';
+            digits (buf, &n, i);
+            if (threads || ++x == k)
+                buf[n++] = '}';
         }
-        fprintf (f, threads ? "" : "}");
-        sep = ",";
     }
-    if (fclose (f) != 0) {
-        free (buf);
-        return NULL;
-    }
+    buf[n] = '\0';
     return buf;
 }
 
