@@ -1334,6 +1334,46 @@ static const struct {
       "this target (0-7)" },
 };
 
+/* The bounds of a map: entries, and the digits of a mask. */
+static void test_map_bounds (const struct rp_config *cfg)
+{
+    size_t n = 65537 * 2 + 32;
+    char *opts = malloc (n), *p = opts;
+    struct rp_rset *R;
+    struct rp_jobspec *js;
+    rp_error_t e;
+    struct rp_shell *sh;
+
+    if (!opts)
+        BAIL_OUT ("out of memory");
+    p += sprintf (p, "cpu-affinity=map:");
+    for (int i = 0; i < 65537; i++)
+        p += sprintf (p, i ? ";0" : "0");
+    sh = tioga4 (cfg, opts, NULL, &R, &js, &e);
+    ok (!sh, "a map of 65537 entries is refused");
+    is (e.text, SP_CPU "map: more than 65536 entries", "message");
+    done (sh, js, R);
+    p = opts + sprintf (opts, "cpu-affinity=map:0x");
+    memset (p, 'f', 1025);
+    p[1025] = '\0';
+    sh = tioga4 (cfg, opts, NULL, &R, &js, &e);
+    ok (!sh, "a mask of 1025 hex digits is refused");
+    like (e.text, "map: entry 1 '0xffffffff", "message: %s", e.text);
+    done (sh, js, R);
+    p[1024] = '\0';
+    p[0] = '1';
+    memset (p + 1, '0', 1023);
+    sh = tioga4 (cfg, opts, NULL, &R, &js, &e);
+    ok (!sh, "a mask of 1024 hex digits is read: PU 4092 is refused by the "
+             "host");
+    is (e.text,
+        "shell plugin 'cpu-affinity': task 0: CPUs 4092 are not all the "
+        "job's on this target (0-127)",
+        "message");
+    done (sh, js, R);
+    free (opts);
+}
+
 static void test_bad_options (const struct rp_config *cfg)
 {
     for (size_t i = 0; i < sizeof (bad) / sizeof (bad[0]); i++) {
@@ -1473,6 +1513,7 @@ int main (void)
     test_env_kept (cfg);
     test_bare (cfg);
     test_bad_options (cfg);
+    test_map_bounds (cfg);
     test_verbose (cfg);
     rp_config_destroy (cfg);
     test_defaults ();
