@@ -35,9 +35,12 @@
  * the GPU is to the task's cores (most of them among the GPU's nearest
  * cores, rp_shell_gpu_cores; then a GPU on a NUMA node of theirs; then in
  * their package; then task order, the GPU's topology order, R's id), and
- * pairs are taken nearest first while both sides have room.  The task's
- * cores are those cpu-affinity per-task gives it (affinity.h's aff_split,
- * the same split), which is where the default stack binds it.  With no
+ * pairs are taken nearest first while both sides have room (with more
+ * tasks than GPUs, the consecutive tasks on the same cores are one row,
+ * so the pairs number at most cores x GPUs).  The task's cores are those
+ * cpu-affinity per-task gives it (affinity.h's aff_split, the same
+ * split), which is where the default stack binds it; with another CPU
+ * mode, use gpu-affinity on or map.  With no
  * GPU in the share (the job has none here), a task gets none, and the
  * machine's GPUs are hidden.
  */
