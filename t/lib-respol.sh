@@ -47,7 +47,8 @@ fi
 . "$SHARNESS"
 
 if test -n "$respol_copy_plugins"; then
-	for _v in RESPOL_FIXTURE_PLUGINDIR RESPOL_BUILD_PLUGINDIR RESPOL_BUILD_MATCHDIR; do
+	for _v in RESPOL_FIXTURE_PLUGINDIR RESPOL_BUILD_PLUGINDIR RESPOL_BUILD_MATCHDIR \
+		RESPOL_BUILD_SHELLDIR; do
 		eval "_from=\${$_v:-}"
 		test -d "$_from" || continue
 		_to="$SHARNESS_TRASH_DIRECTORY/.plugins/$_v"

@@ -94,7 +94,7 @@ test_expect_success 'without FILE, $RESPOL_CONFIG is checked' '
 test_expect_success 'run from the build tree, the default is the source tree conf/respol.yaml' '
 	test "$DEFAULT" = "$RESPOL_SRCDIR/conf/respol.yaml" &&
 	env -u RESPOL_CONFIG respol config check >out &&
-	echo "$RESPOL_SRCDIR/conf/respol.yaml: ok: no plugins configured" >expected &&
+	echo "$RESPOL_SRCDIR/conf/respol.yaml: ok: 3 plugins loaded, checked and initialised with their configuration blocks (shell: cpu-affinity, gpu-affinity, openmp); no jobspec was run through them" >expected &&
 	test_cmp expected out
 '
 test_expect_success 'run from the build tree, the shipped plugins are searched in the build tree' '

@@ -177,6 +177,23 @@ test_expect_success 'a plugin that fails in task_exec: the task does not run' '
 	! test -e ran
 '
 
+test_expect_success 'cpu-affinity: two tasks on two different cores' '
+	printf "plugin-path: [%s]\nshell:\n  - plugin: cpu-affinity\n" \
+		"$RESPOL_BUILD_SHELLDIR" >affinity.yaml &&
+	respol run --config=affinity.yaml -n2 -l \
+		grep Cpus_allowed_list /proc/self/status >out &&
+	sed -n "s/^0: Cpus_allowed_list:\t//p" out >cpus0 &&
+	sed -n "s/^1: Cpus_allowed_list:\t//p" out >cpus1 &&
+	test -s cpus0 && test -s cpus1 &&
+	test "$(respol idset intersect "$(cat cpus0)" "$(cat cpus1)")" = "" &&
+	test "$(respol idset count "$(cat cpus0)")" = 1
+'
+test_expect_success 'cpu-affinity=off: the tasks run unbound' '
+	respol run --config=affinity.yaml -o cpu-affinity=off -n2 -l \
+		grep Cpus_allowed_list /proc/self/status >out &&
+	test $(sed "s/^[01]: //" out | sort -u | wc -l) -eq 1
+'
+
 # --- refusals ---------------------------------------------------------------------
 
 test_expect_success 'more cores than this machine has: never satisfiable, exit 1' '
