@@ -117,7 +117,9 @@ test_expect_success 'SIGTERM is forwarded to the tasks' '
 	echo "got TERM" >expected &&
 	test_cmp expected out
 '
-test_expect_success 'a second SIGINT within 2 s kills the tasks' '
+# interrupt_twice: start a job whose task survives one SIGINT, send two
+# (the second once the first has reached the task); prints the exit code.
+interrupt_twice() {
 	rm -f ready got-int &&
 	env --default-signal=INT respol run sh -c \
 		"trap \"touch got-int\" INT; touch ready; sleep 30; sleep 30" 2>err &
@@ -125,8 +127,18 @@ test_expect_success 'a second SIGINT within 2 s kills the tasks' '
 	for i in $(seq 100); do test -e ready && break; sleep 0.1; done &&
 	kill -INT $pid &&
 	for i in $(seq 100); do test -e got-int && break; sleep 0.1; done &&
-	kill -INT $pid &&
-	test_expect_code 137 wait $pid &&
+	kill -INT $pid
+	wait $pid
+	echo $?
+}
+# The window is two seconds: on a loaded machine the second interrupt may
+# come later, so the test tries three times.
+test_expect_success 'a second SIGINT within 2 s kills the tasks' '
+	for try in 1 2 3; do
+		code=$(interrupt_twice) &&
+		test "$code" = 137 && break
+	done &&
+	test "$code" = 137 &&
 	grep "^respol: run: interrupted twice: killing the tasks$" err
 '
 
