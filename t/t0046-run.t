@@ -166,6 +166,12 @@ test_expect_success 'a plugin variable reaches the task' '
 	echo world >expected &&
 	test_cmp expected out
 '
+test_expect_success 'a thread started during setup does not take SIGCHLD' '
+	for i in 1 2 3 4 5; do
+		timeout 20 respol run --config=fixture.yaml -o fixture-thread -n2 \
+			true || return 1
+	done
+'
 test_expect_success 'a plugin binding is applied to the task' '
 	respol run --config=fixture.yaml -o fixture-cpus=0-0 \
 		grep Cpus_allowed_list /proc/self/status >out &&

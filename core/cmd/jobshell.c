@@ -24,6 +24,7 @@
 
 #include "cmd.h"
 #include "job.h"
+#include "launch.h"
 
 #define SUB "shell"
 
@@ -165,6 +166,7 @@ int cmd_shell (int argc, char **argv)
     rp_error_t error;
     int status;
 
+    cmd_launch_block_signals (); /* before any thread starts (launch.h) */
     parse (&o, argc, argv);
     cmd_memory_limit (SUB, NULL);
     R = load_R (o.R);

@@ -37,6 +37,7 @@
 #include "bindmap.h"
 #include "cmd.h"
 #include "job.h"
+#include "launch.h"
 
 #define SUB "run"
 
@@ -184,7 +185,7 @@ static struct rp_rset *allocate (struct rp_graph *g, struct rp_config *cfg,
     return R;
 }
 
-int cmd_run (int argc, char **argv)
+static int run (int argc, char **argv)
 {
     struct run_options o = { .job.sub = SUB };
     const struct cmd_create_extra extra = { run_opts, "lv",       run_option,
@@ -242,4 +243,10 @@ done:
     rp_config_destroy (cfg);
     rp_jobspec_destroy (js);
     return status;
+}
+
+int cmd_run (int argc, char **argv)
+{
+    cmd_launch_block_signals (); /* before any thread starts (launch.h) */
+    return run (argc, argv);
 }
