@@ -362,6 +362,26 @@ static void test_exec (void)
     ok (WIFEXITED (status) && WEXITSTATUS (status) == 0,
         "in the task: bound to PU 0, its environment only (status %d)",
         WIFEXITED (status) ? WEXITSTATUS (status) : -1);
+    fflush (stdout);
+    if ((pid = fork ()) == 0) {
+        cpu_set_t set;
+        if (rp_task_exec_flags (t, RP_TASK_EXEC_KEEP_ENVIRON, &e) < 0)
+            _exit (2);
+        if (sched_getaffinity (0, sizeof (set), &set) < 0 || CPU_COUNT (&set) != 1
+            || !CPU_ISSET (0, &set))
+            _exit (3);
+        if (getenv ("X") || !getenv ("PATH"))
+            _exit (4);
+        _exit (0);
+    }
+    waitpid (pid, &status, 0);
+    ok (WIFEXITED (status) && WEXITSTATUS (status) == 0,
+        "RP_TASK_EXEC_KEEP_ENVIRON: bound, the process's environment kept "
+        "(status %d)",
+        WIFEXITED (status) ? WEXITSTATUS (status) : -1);
+    errno = 0;
+    ok (rp_task_exec_flags (t, 2, &e) < 0 && errno == EINVAL,
+        "rp_task_exec_flags: an unknown flag fails with EINVAL");
     ok (rp_task_exited (t, status, &e) == 0 && rp_shell_exit (sh, &e) == 0,
         "task_exit and shell_exit run");
     rp_shell_destroy (sh);
