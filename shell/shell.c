@@ -193,6 +193,19 @@ int rp_shell_add_task (struct rp_shell *sh, unsigned long global_id,
     return 0;
 }
 
+int rp_shell_set_ntasks_total (struct rp_shell *sh, size_t ntasks,
+                               rp_error_t *error)
+{
+    if (before_init (sh, error) < 0)
+        return -1;
+    if (ntasks == 0 || ntasks > RP_LAYOUT_MAX_TASKS)
+        return rp_error_set (error, EINVAL,
+                             "shell: a job of %zu tasks (1 to %u)", ntasks,
+                             RP_LAYOUT_MAX_TASKS);
+    sh->ntasks_total = ntasks;
+    return 0;
+}
+
 /* --- init ------------------------------------------------------------------ */
 
 /* The tasks of the layout: its distribution is ours, else the option
@@ -313,8 +326,12 @@ int rp_shell_init (struct rp_shell *sh, const struct rp_config *cfg,
     sh->initialized = true;
     sh->stack = cfg ? rp_config_stack (cfg, RP_PLUGIN_SHELL) : NULL;
     if (sh->host_tasks) {
-        if (sh->ntasks_total < sh->ntasks)
+        if (sh->ntasks_total == 0)
             sh->ntasks_total = sh->ntasks;
+        else if (sh->ntasks_total < sh->ntasks)
+            return rp_error_set (error, EINVAL,
+                                 "shell: %zu tasks here, but the job has %zu",
+                                 sh->ntasks, sh->ntasks_total);
     } else if (lay_out (sh, error) < 0)
         return -1;
     if (shell_topo_load (sh, error) < 0)

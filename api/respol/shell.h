@@ -133,6 +133,12 @@ int rp_shell_set_distribution (struct rp_shell *sh, const char *dist,
 int rp_shell_add_task (struct rp_shell *sh, unsigned long global_id,
                        const struct rp_idset *cores,
                        const struct rp_idset *gpus, rp_error_t *error);
+/* The job's task count over every target, for a host that adds this
+ * target's tasks itself (a resource manager's step on several nodes):
+ * RESPOL_JOB_SIZE and rp_shell_ntasks_total.  Unset: the tasks added
+ * here.  rp_shell_init fails when fewer than the tasks added. */
+int rp_shell_set_ntasks_total (struct rp_shell *sh, size_t ntasks,
+                               rp_error_t *error);
 
 /* Lay out the tasks, load the topology, run the stack of cfg (its shell
  * stack; NULL or empty: no plugin, every task undecided) through

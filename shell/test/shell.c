@@ -307,6 +307,7 @@ static void test_host_tasks_and_errors (void)
             && rp_task_global_id (rp_shell_task (sh, 1)) == 11
             && rp_task_local_id (rp_shell_task (sh, 1)) == 1,
         "no layout: the host's tasks, local ids in order");
+    ok (rp_shell_ntasks_total (sh) == 2, "the job's tasks: those added");
     is (enc (rp_task_share_cores (rp_shell_task (sh, 0))), "4-7",
         "with the host's share");
     cmp_ok (rp_shell_gpu_vendor (sh, 0), ==, RP_GPU_NVIDIA,
@@ -314,6 +315,32 @@ static void test_host_tasks_and_errors (void)
     errno = 0;
     ok (rp_shell_add_task (sh, 12, cores, NULL, &e) < 0 && errno == EINVAL,
         "no task added after init");
+    rp_shell_destroy (sh);
+
+    sh = rp_shell_create (R, js, 0, &e);
+    ok (sh && rp_shell_set_xml (sh, topology ("coral-lassen.xml"), &e) == 0
+            && rp_shell_set_ntasks_total (sh, 12, &e) == 0
+            && rp_shell_add_task (sh, 10, cores, NULL, &e) == 0
+            && rp_shell_init (sh, NULL, &e) == 0,
+        "a host adds its tasks of a larger job");
+    ok (rp_shell_ntasks_total (sh) == 12, "the job's tasks: the host's count");
+    is (rp_task_getenv (rp_shell_task (sh, 0), "RESPOL_JOB_SIZE"), "12",
+        "RESPOL_JOB_SIZE: the host's count");
+    rp_shell_destroy (sh);
+    sh = rp_shell_create (R, js, 0, &e);
+    errno = 0;
+    ok (rp_shell_set_ntasks_total (sh, 0, &e) < 0 && errno == EINVAL,
+        "a job of no task fails with EINVAL");
+    is (e.text, "shell: a job of 0 tasks (1 to 16777216)", "message");
+    ok (rp_shell_set_xml (sh, topology ("coral-lassen.xml"), &e) == 0
+            && rp_shell_set_ntasks_total (sh, 1, &e) == 0
+            && rp_shell_add_task (sh, 10, cores, NULL, &e) == 0
+            && rp_shell_add_task (sh, 11, cores, NULL, &e) == 0,
+        "two tasks added to a job of one");
+    errno = 0;
+    ok (rp_shell_init (sh, NULL, &e) < 0 && errno == EINVAL,
+        "init fails with EINVAL");
+    is (e.text, "shell: 2 tasks here, but the job has 1", "message");
     rp_shell_destroy (sh);
 
     sh = rp_shell_create (R, js, 0, &e);
