@@ -20,19 +20,10 @@
 #include <respol/shell.h>
 
 #include "core/test/fixtures.h"
+#include "shell/test/helpers.h"
 #include "t/tap/tap.h"
 
 static char cfgpath[PATH_MAX];
-
-static const char *topology (const char *name)
-{
-    static char path[PATH_MAX];
-    const char *src = getenv ("RESPOL_SRCDIR");
-
-    snprintf (path, sizeof (path), "%s/t/data/topologies/%s",
-              src ? src : ".", name);
-    return path;
-}
 
 /* A V1 jobspec of nslots slots of cores cores and gpus GPUs, one task
  * each, with shell options opts (a YAML flow mapping, or NULL). */
@@ -75,18 +66,6 @@ static struct rp_config *config (bool fixture)
     if (!(cfg = rp_config_load (cfgpath, 0, NULL)))
         BAIL_OUT ("cannot load %s", cfgpath);
     return cfg;
-}
-
-static char *enc (const struct rp_idset *ids)
-{
-    static char buf[4][256];
-    static int next;
-    char *s = ids ? rp_idset_encode (ids, RP_IDSET_RANGES) : NULL;
-    char *b = buf[next++ % 4];
-
-    snprintf (b, 256, "%s", s ? s : "(null)");
-    free (s);
-    return b;
 }
 
 /* A shell on topology xml with R from it, for js, initialized with cfg;
