@@ -191,6 +191,19 @@ test_expect_success 'sbatch: RESPOL_SLURM_OPTIONS set in the script' '
 	echo script >expected &&
 	test_cmp expected "$SLURM_DIR/batch2.out"
 '
+test_expect_success 'sbatch --respol wins over RESPOL_SLURM_OPTIONS, srun --respol over both' '
+	cat >"$SLURM_DIR/batch3.sh" <<-\EOF &&
+	#!/bin/sh
+	export RESPOL_SLURM_OPTIONS=fixture-env=X=env
+	srun -n1 sh -c "echo \$X"
+	srun -n1 --respol=fixture-env=X=step sh -c "echo \$X"
+	EOF
+	job=$(sbatch --parsable -n1 -o "$SLURM_DIR/batch3.out" \
+		--respol=fixture-env=X=batch "$SLURM_DIR/batch3.sh") &&
+	slurm_wait "$job" &&
+	printf "batch\nstep\n" >expected &&
+	test_cmp expected "$SLURM_DIR/batch3.out"
+'
 test_expect_success 'a bad --respol stops sbatch' '
 	test_expect_code 255 sbatch --respol=a,,b --wrap true 2>err &&
 	grep -x "sbatch: error: respol: --respol: an empty entry (two commas, or one at either end)" err
