@@ -20,6 +20,9 @@ NODE=$SLURM_NODE
 NCORES=$(hwloc-calc -N core all)
 cpus='grep Cpus_allowed_list /proc/self/status'
 test "$NCORES" -ge 2 && test_set_prereq TWO_CORES
+# The shipped cpu-affinity shell plugin, once the build has it.
+SHIPPED=$RESPOL_BUILDDIR/plugins/built
+test -f "$SHIPPED/cpu-affinity.so" && test_set_prereq CPU_AFFINITY
 
 # The PUs of core $1 (hwloc's logical index, R's id), as the kernel lists
 # them in Cpus_allowed_list.
@@ -27,9 +30,11 @@ pus_of() {
 	respol idset encode "$(hwloc-calc -I pu --po "core:$1")"
 }
 
+# write_config PLUGIN [DIR]: a shell stack of PLUGIN, found in DIR
+# (default the fixture plugins').
 write_config() {
 	printf 'plugin-path: [%s]\nshell:\n  - plugin: %s\n' \
-		"$RESPOL_FIXTURE_PLUGINDIR" "$1" >"$CONF"
+		"${2:-$RESPOL_FIXTURE_PLUGINDIR}" "$1" >"$CONF"
 }
 
 test_expect_success 'setup: the fixture shell plugin, the SPANK plugin' '
@@ -76,6 +81,21 @@ test_expect_success TWO_CORES 'Slurm binding on: the plugin decides over it' '
 '
 test_expect_success 'no CPU decision (off): Slurm binding stays' '
 	srun -n2 -l --respol=fixture-env=A=1 $cpus | sort >got &&
+	test_cmp slurm-binding got
+'
+test_expect_success TWO_CORES,CPU_AFFINITY 'cpu-affinity=per-task: two tasks on two cores' '
+	write_config cpu-affinity "$SHIPPED" &&
+	srun -n2 -l --cpu-bind=none --respol=cpu-affinity=per-task $cpus |
+		sort >got &&
+	write_config shell-fixture &&
+	printf "0: Cpus_allowed_list:\t%s\n1: Cpus_allowed_list:\t%s\n" \
+		"$(pus_of 0)" "$(pus_of 1)" >expected &&
+	test_cmp expected got
+'
+test_expect_success CPU_AFFINITY 'cpu-affinity=off: Slurm binding stays' '
+	write_config cpu-affinity "$SHIPPED" &&
+	srun -n2 -l --respol=cpu-affinity=off $cpus | sort >got &&
+	write_config shell-fixture &&
 	test_cmp slurm-binding got
 '
 test_expect_success TWO_CORES 'CPUs outside the step: refused, the plugin named, no task runs' '
