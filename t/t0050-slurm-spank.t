@@ -170,7 +170,11 @@ test_expect_success 'a bad --respol stops srun' '
 	test_cmp expected err
 '
 test_expect_success 'a bad RESPOL_SLURM_OPTIONS stops srun' '
-	test_expect_code 1 env RESPOL_SLURM_OPTIONS=1x srun -n1 true 2>err &&
+	(
+		RESPOL_SLURM_OPTIONS=1x &&
+		export RESPOL_SLURM_OPTIONS &&
+		test_expect_code 1 srun -n1 true 2>err
+	) &&
 	grep -x "srun: error: respol: RESPOL_SLURM_OPTIONS: '\''1x'\'' is not KEY\[=VALUE\] (a key is a letter, then letters, digits, '\''-'\'', '\''_'\'' or '\''.'\'')" err
 '
 test_expect_success 'a broken configuration stops srun' '
