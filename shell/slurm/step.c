@@ -256,6 +256,25 @@ static int core_map (hwloc_topology_t topo, hwloc_obj_type_t type,
     return n;
 }
 
+/* Add map[k] to out for every id k of in: -1 with error for an id of n
+ * or more. */
+static int map_ids (const struct rp_idset *in, const unsigned int *map, int n,
+                    struct rp_idset *out, rp_error_t *error)
+{
+    for (unsigned int k = rp_idset_first (in); k != RP_IDSET_INVALID_ID;
+         k = rp_idset_next (in, k)) {
+        if (k >= (unsigned int)n)
+            return rp_error_set (error, EINVAL,
+                                 "Slurm's core %u is not a core of this "
+                                 "machine, which has %d (slurm.conf's node "
+                                 "line must be what slurmd -C prints)",
+                                 k, n);
+        if (rp_idset_add (out, map[k]) < 0)
+            return rp_error_set (error, ENOMEM, "out of memory");
+    }
+    return 0;
+}
+
 struct rp_idset *slurm_cores (const char *ids, hwloc_topology_t topo,
                               rp_error_t *error)
 {
@@ -263,7 +282,7 @@ struct rp_idset *slurm_cores (const char *ids, hwloc_topology_t topo,
                                 ? HWLOC_OBJ_CORE
                                 : HWLOC_OBJ_PU;
     struct rp_idset *in, *out = NULL;
-    unsigned int *map = NULL, k;
+    unsigned int *map = NULL;
     rp_error_t e;
     int n;
 
@@ -280,19 +299,9 @@ struct rp_idset *slurm_cores (const char *ids, hwloc_topology_t topo,
         rp_error_set (error, ENOMEM, "out of memory");
         goto done;
     }
-    for (k = rp_idset_first (in); k != RP_IDSET_INVALID_ID;
-         k = rp_idset_next (in, k)) {
-        if (k >= (unsigned int)n) {
-            rp_error_set (error, EINVAL,
-                          "Slurm's core %u is not a core of this machine, "
-                          "which has %d (slurm.conf's node line must be what "
-                          "slurmd -C prints)",
-                          k, n);
-            rp_idset_destroy (out);
-            out = NULL;
-            break;
-        }
-        rp_idset_add (out, map[k]);
+    if (map_ids (in, map, n, out, error) < 0) {
+        rp_idset_destroy (out);
+        out = NULL;
     }
 done:
     free (map);

@@ -191,6 +191,7 @@ static void test_cores (void)
     test_cores_socket_major ("eas-tioga.xml");
     test_cores_socket_major ("epyc-corona.xml");
     test_cores_socket_major ("cts1-quartz-smt1.xml");
+    test_cores_socket_major ("h200-vm.xml");
     r = slurm_cores ("18-21", topo, &e);
     is (enc (r), "18-21", "lassen: Slurm's cores 18-21 are R's 18-21");
     c = hwloc_get_obj_by_type (topo, HWLOC_OBJ_CORE, 20);
@@ -394,6 +395,34 @@ static void test_node (void)
     hwloc_topology_destroy (topo);
 }
 
+/* The GPU machine the project captured (t/data/topologies/h200-vm.xml):
+ * 16 cores, one NVIDIA GPU that hwloc shows as a PCI device, Slurm's
+ * GPU 0 (SLURM_STEP_GPUS=0) shared by the step's two tasks. */
+static void test_node_h200 (void)
+{
+    hwloc_topology_t topo = load ("h200-vm.xml");
+    rp_error_t e;
+    struct slurm_node *node = node_of (topo, NULL, "0-15", "0", NULL, &e);
+    struct rp_shell *sh = slurm_node_shell (node);
+
+    if (!ok (node != NULL, "h200-vm: a node of 2 tasks, 16 cores, GPU 0"))
+        BAIL_OUT ("%s", e.text);
+    cmp_ok (rp_shell_gpu_vendor (sh, 0), ==, RP_GPU_NVIDIA,
+            "Slurm's GPU 0 is the machine's NVIDIA GPU");
+    ok (rp_shell_gpu_busid (sh, 0) != NULL, "with its PCI bus id (%s)",
+        rp_shell_gpu_busid (sh, 0));
+    is (enc (rp_task_share_cores (rp_shell_task (sh, 1))), "8-15",
+        "task 1's share: cores 8-15");
+    is (enc (rp_task_share_gpus (rp_shell_task (sh, 1))), "0",
+        "one GPU for two tasks: both share GPU 0");
+    slurm_node_destroy (node);
+    node = node_of (topo, NULL, "0-15", "1", NULL, &e);
+    ok (node == NULL, "Slurm's GPU 1 on a machine of one: refused");
+    is (e.text, "shell: rank 1: GPU 1 of R is not in the topology, which has 1",
+        "message");
+    hwloc_topology_destroy (topo);
+}
+
 /* --- the environment ------------------------------------------------------ */
 
 static char calls[1024];
@@ -458,6 +487,7 @@ int main (void)
     test_shares_layout ("0-9", 4, 2);
     test_shares_layout ("2-5,8-11", 3, 2);
     test_node ();
+    test_node_h200 ();
     test_env ();
     fixtures_cleanup ();
     return done_testing ();
