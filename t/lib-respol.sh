@@ -97,6 +97,17 @@ slot_jobspec() {
 	EOF
 }
 
+# property_config FILE PLUGIN BLOCK: a configuration whose one property
+# plugin is PLUGIN (a name or an absolute path), configured with BLOCK
+# (flow YAML).
+property_config() {
+	cat >"$1" <<-EOF
+	property:
+	  - plugin: $2
+	    config: $3
+	EOF
+}
+
 # match_fixtures NAME...: copy the jobspecs t/data/match/NAME.yaml into the
 # trash directory, so that messages name short paths.
 match_fixtures() {

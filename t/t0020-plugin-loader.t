@@ -140,9 +140,6 @@ test_expect_success 'info: wrong ABI version, with both versions' '
 test_expect_success 'info: an unknown kind' '
 	test_plugin_error wrong-kind "plugin '"'"'wrong-kind'"'"' has unknown kind 99"
 '
-test_expect_success 'info: a reserved kind' '
-	test_plugin_error reserved-kind "plugin '"'"'reserved-kind'"'"' has kind 3 (property), reserved and not yet supported"
-'
 test_expect_success 'info: no operations' '
 	test_plugin_error no-ops "plugin '"'"'no-ops'"'"' has no operations"
 '

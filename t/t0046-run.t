@@ -183,6 +183,14 @@ test_expect_success 'more cores than this machine has: never satisfiable, exit 1
 	test_expect_code 1 respol run -n $((NCORES + 1)) true 2>err &&
 	grep "^respol: run: never satisfiable: " err
 '
+test_expect_success 'constraint operators of the configuration'"'"'s plugins are known to --requires' '
+	printf "property:\n  - plugin: property-compare\n    config: {keys: [memory]}\n" \
+		>compare.yaml &&
+	test_error 1 "respol: run: --requires: constraint query: \"memory-ge:1G\": unknown operator ${Q}memory-ge${Q} at offset 0" \
+		respol run --requires=memory-ge:1G true &&
+	test_error 1 "respol: run: never satisfiable: needs 1 slot of 1 core, 0 fit matching the constraints" \
+		respol run --config=compare.yaml --requires=memory-ge:1G true
+'
 test_expect_success 'a validator rejects the job: nothing runs, exit 1' '
 	test_expect_code 1 respol run --config=reject.yaml touch ran 2>err &&
 	grep "reject-all" err &&
