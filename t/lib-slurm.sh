@@ -28,25 +28,11 @@
 # sockaddr_un, and Slurm's paths may not hold the space of sharness's
 # trash directory.
 
-# A sanitizer build's plugin needs the sanitizers' runtimes first in the
-# process that loads it: Slurm's daemons and commands get them preloaded
-# (LD_PRELOAD, colon separated; Slurm's own leaks not reported), so that
-# the plugin runs under ASan and UBSan in srun and slurmstepd too.  The
-# tasks inherit the preload from srun's environment.
-slurm_env=
-slurm_preload=
-if test -n "${RESPOL_SANITIZERS:-}" && test -n "${RESPOL_SPANK_PLUGIN:-}"; then
-	slurm_preload=$(ldd "$RESPOL_SPANK_PLUGIN" 2>/dev/null |
-		awk '/lib(a|ub)san\.so/ { printf "%s%s", sep, $3; sep = ":" }')
-	test -n "$slurm_preload" &&
-		slurm_env="LD_PRELOAD=$slurm_preload ASAN_OPTIONS=detect_leaks=0:${ASAN_OPTIONS:-}"
-fi
-# shellcheck disable=SC2086
-srun() { env $slurm_env srun "$@"; }
-# shellcheck disable=SC2086
-sbatch() { env $slurm_env sbatch "$@"; }
-# shellcheck disable=SC2086
-salloc() { env $slurm_env salloc "$@"; }
+# Slurm's commands as the tests call them: a step that hangs fails its
+# test after two minutes (exit 124) instead of holding the suite.
+srun() { timeout -k 5 120 srun "$@"; }
+sbatch() { timeout -k 5 120 sbatch "$@"; }
+salloc() { timeout -k 5 120 salloc "$@"; }
 
 slurm_skip() {
 	skip_all="$*"
@@ -60,8 +46,8 @@ slurm_prereqs() {
 	if test -z "${RESPOL_SPANK_PLUGIN:-}" || ! test -f "$RESPOL_SPANK_PLUGIN"; then
 		slurm_skip "the SPANK plugin was not built (configure found no slurm/spank.h, or --without-slurm: scripts/install-deps --slurm)"
 	fi
-	if test -n "${RESPOL_SANITIZERS:-}" && test -z "$slurm_preload"; then
-		slurm_skip "the SPANK plugin is built with sanitizers, and ldd names no runtime of theirs to preload into Slurm"
+	if test -n "${RESPOL_SANITIZERS:-}"; then
+		slurm_skip "the SPANK plugin is built with sanitizers: their runtime preloaded into slurmstepd, which forks while its threads allocate, can deadlock the forked task (seen: a task of srun -n2 hung in the runtime's allocator lock); the plugin's per-task logic runs under the sanitizers in shell/slurm/test/test_step.t, and against Slurm in the plain build"
 	fi
 	for _c in munged mungekey munge slurmctld slurmd srun sbatch sinfo squeue scancel ss; do
 		command -v "$_c" >/dev/null 2>&1 ||
@@ -196,11 +182,9 @@ slurm_start() {
 		slurm_skip "munged did not start: $(slurm_last "$SLURM_DIR/munge/munged.log")"
 	slurm_write_conf >>"$SLURM_DIR/start.log" 2>&1 ||
 		slurm_skip "cannot write slurm.conf: $(slurm_last "$SLURM_DIR/start.log")"
-	# shellcheck disable=SC2086
-	env $slurm_env slurmctld >>"$SLURM_DIR/start.log" 2>&1 ||
+	slurmctld >>"$SLURM_DIR/start.log" 2>&1 ||
 		slurm_skip "slurmctld did not start: $(slurm_last "$SLURM_DIR/log/slurmctld.log")"
-	# shellcheck disable=SC2086
-	env $slurm_env slurmd >>"$SLURM_DIR/start.log" 2>&1 ||
+	slurmd >>"$SLURM_DIR/start.log" 2>&1 ||
 		slurm_skip "slurmd did not start: $(slurm_last "$SLURM_DIR/log/slurmd.log")"
 	for _i in $(seq 300); do
 		test "$(timeout 5 sinfo -h -n "$SLURM_NODE" -o %T 2>/dev/null)" = idle &&
