@@ -5,7 +5,9 @@ test_description='respol plugin new: writes NAME.c for each kind, prints
 the build line and the respol.yaml entry; the printed line builds it
 against the build tree (with -Wall -Wextra -Werror -std=c11 -pedantic
 too), the printed entry loads it, and it runs: the validator on jobspec,
-the policy on a generated cluster.  NAME is checked with the loader'"'"'s
+the policy on a generated cluster, the shell plugin in respol run, the
+property plugin in respol resource, each with the commands its comment
+gives to try it.  NAME is checked with the loader'"'"'s
 rule, a file is never overwritten, every usage error has its message.
 (t0024 builds the same skeletons against a staged install.)'
 
@@ -44,6 +46,44 @@ entry() {
 	sed -n "/^# and enable it in respol.yaml with:$/,\$p" "$1" | sed 1d
 }
 
+# tries FILE: the commands that FILE's opening comment gives to try it.
+tries() {
+	sed -n "/^ \* and try it:\$/,/^ \* The contract/p" "$1" |
+		sed -n "s/^ \*   //p"
+}
+
+# written KIND DIR NAME CONFIG: respol plugin new --kind=KIND --dir=DIR
+# NAME, in a new DIR, wrote DIR/NAME.c and printed (in out) the build line
+# and the entry, whose block is CONFIG.
+written() {
+	mkdir -m 0755 "$2" &&
+	respol plugin new --kind="$1" --dir="$2" "$3" >out &&
+	test -f "$2/$3.c" &&
+	cat >expected <<-EOF &&
+	# wrote $2/$3.c, a $1 plugin; build it with:
+	cc -shared -fPIC \$(pkg-config --cflags respol) -o $2/$3.so $2/$3.c
+	# and enable it in respol.yaml with:
+	$1:
+	  - plugin: "$(pwd -P)/$2/$3.so"
+	    config: $4
+	EOF
+	test_cmp expected out
+}
+
+# exports SO: the plugin SO defines one dynamic symbol, the descriptor.
+exports() {
+	nm -D --defined-only "$1" | awk "\$2 !~ /^[wU]$/ { print \$3 }" >syms &&
+	echo respol_plugin >expected &&
+	test_cmp expected syms
+}
+
+# refused ENTRY SCRIPT MESSAGE: the entry in ENTRY, edited by the sed
+# SCRIPT into bad.yaml, is refused with bad.yaml:MESSAGE.
+refused() {
+	sed "$2" "$1" >bad.yaml &&
+	test_error 1 "respol: config: bad.yaml:$3" respol config check bad.yaml
+}
+
 # The trash directory'"'"'s name has a space: the entries are quoted.
 
 # loads OUT FILE KIND NAME: the entry printed in OUT, written to FILE,
@@ -59,7 +99,7 @@ loads() {
 
 test_expect_success 'plugin --help shows new and its options' '
 	respol plugin --help >help &&
-	grep "^       respol plugin new --kind=validate|match \[--dir=DIR\] NAME$" help &&
+	grep "^       respol plugin new --kind=validate|match|shell|property \[--dir=DIR\] NAME$" help &&
 	grep "^  new  " help &&
 	grep "^      --kind=KIND  " help &&
 	grep "^      --dir=DIR  " help &&
@@ -67,16 +107,20 @@ test_expect_success 'plugin --help shows new and its options' '
 	test_cmp help help2
 '
 test_expect_success 'new without --kind' '
-	test_error 2 "respol: plugin: new: --kind=validate|match is required
+	test_error 2 "respol: plugin: new: --kind=validate|match|shell|property is required
 Try ${Q}respol plugin --help${Q} for more information." respol plugin new x
 '
 test_expect_success 'an unknown kind, with the closest' '
-	test_error 2 "respol: plugin: new: unknown kind ${Q}valdiate${Q} (validate or match); did you mean ${Q}validate${Q}?
+	test_error 2 "respol: plugin: new: unknown kind ${Q}valdiate${Q} (validate, match, shell or property); did you mean ${Q}validate${Q}?
 Try ${Q}respol plugin --help${Q} for more information." \
 		respol plugin new --kind=valdiate x &&
-	test_error 2 "respol: plugin: new: unknown kind ${Q}shell${Q} (validate or match)
+	test_error 2 "respol: plugin: new: unknown kind ${Q}propety${Q} (validate, match, shell or property); did you mean ${Q}property${Q}?
 Try ${Q}respol plugin --help${Q} for more information." \
-		respol plugin new --kind=shell x
+		respol plugin new --kind=propety x &&
+	test_error 2 "respol: plugin: new: unknown kind ${Q}job-shell${Q} (validate, match, shell or property)
+Try ${Q}respol plugin --help${Q} for more information." \
+		respol plugin new --kind=job-shell x &&
+	! test -e x.c
 '
 test_expect_success 'NAME is required, and only one' '
 	test_error 2 "respol: plugin: new: missing NAME argument
@@ -137,9 +181,7 @@ test_expect_success 'new --kind=validate writes NAME.c and says what next' '
 '
 test_expect_success CC 'the printed line builds it, strictly' '
 	build out &&
-	nm -D --defined-only maxnodes.so | awk "\$2 !~ /^[wU]$/ { print \$3 }" >syms &&
-	echo respol_plugin >expected &&
-	test_cmp expected syms
+	exports maxnodes.so
 '
 test_expect_success CC 'it loads: its descriptor' '
 	respol plugin info maxnodes.so >info &&
@@ -215,6 +257,92 @@ test_expect_success CC 'its values are checked' '
 	sed "s/\"0\"/\"1,0\"/" policy.yaml >bad.yaml &&
 	test_error 1 "respol: config: bad.yaml:3:13: match[0] ${Q}avoid-ranks${Q}: init failed: avoid-ranks: idset: \"1,0\": ids not ascending at offset 2" \
 		respol config check bad.yaml
+'
+
+# A shell plugin, tried in its own directory
+
+test_expect_success 'new --kind=shell writes NAME.c and says what next' '
+	written shell shell task-id "{variable: TASK_LOCAL_ID}"
+'
+test_expect_success CC 'the printed line builds it, strictly, and the entry loads it' '
+	build out &&
+	exports shell/task-id.so &&
+	loads out shell/respol.yaml shell task-id
+'
+test_expect_success CC 'it runs as its comment says: each task gets its local id' '
+	tries shell/task-id.c >try &&
+	cat >expected <<-\EOF &&
+	respol config check respol.yaml
+	respol run --config=respol.yaml -n2 printenv TASK_LOCAL_ID
+	EOF
+	test_cmp expected try &&
+	(cd shell && sh -c "$(sed -n 1p ../try)") >check &&
+	grep "^respol.yaml: ok: 1 plugin loaded" check &&
+	(cd shell && sh -c "$(sed -n 2p ../try)") >run &&
+	sort run >got &&
+	printf "0\n1\n" >expected &&
+	test_cmp expected got
+'
+test_expect_success CC 'it logs each task at debug level' '
+	respol run --config=shell/respol.yaml -vv -n2 true 2>err &&
+	grep "^respol: run: task-id: debug: task 0: TASK_LOCAL_ID=0$" err &&
+	grep "^respol: run: task-id: debug: task 1: TASK_LOCAL_ID=1$" err
+'
+test_expect_success CC 'its key is declared, its value checked' '
+	refused shell/respol.yaml "s/variable: TASK_LOCAL_ID/varaible: X/" \
+		"3:14: shell[0] ${Q}task-id${Q}: unknown key ${Q}varaible${Q}; did you mean ${Q}variable${Q}?" &&
+	refused shell/respol.yaml "s/{variable: TASK_LOCAL_ID}/{}/" \
+		"3:13: shell[0] ${Q}task-id${Q}: init failed: ${Q}variable${Q} is required" &&
+	refused shell/respol.yaml "s/TASK_LOCAL_ID/\"A=B\"/" \
+		"3:13: shell[0] ${Q}task-id${Q}: init failed: variable: must be a variable name, e.g. TASK_LOCAL_ID"
+'
+
+# A property plugin, tried in its own directory
+
+test_expect_success 'new --kind=property writes NAME.c and says what next' '
+	written property property logins "{prefix: login, property: login}"
+'
+test_expect_success CC 'the printed line builds it, strictly, and the entry loads it' '
+	build out &&
+	exports property/logins.so &&
+	loads out property/respol.yaml property logins
+'
+test_expect_success CC 'it runs as its comment says: the login hosts get the property' '
+	tries property/logins.c >try &&
+	cat >expected <<-\EOF &&
+	respol config check respol.yaml
+	respol R encode -r 0-3 -H ${Q}login0,node[1-3]${Q} >R.json
+	respol resource --state=state --config=respol.yaml -R R.json list
+	EOF
+	sed "s/\${Q}/$Q/g" expected >expected2 &&
+	test_cmp expected2 try &&
+	(cd property && sh -e ../try) >run &&
+	cat >expected <<-EOF &&
+	respol.yaml: ok: 1 plugin loaded, checked and initialised with its configuration block (property: logins); no jobspec was run through it
+	     STATE PROPERTIES NNODES NCORES NODELIST
+	        up login           1      1 login0
+	        up                 3      3 node[1-3]
+	      down                 0      0
+	EOF
+	sed "s/ *\$//" run >got &&
+	test_cmp expected got &&
+	tail -n 1 property/state/eventlog >last &&
+	grep "\"name\":\"property-add\",\"context\":{\"properties\":{\"login\":\"0\"},\"plugin\":\"logins\"}}$" last
+'
+test_expect_success CC 'what it says is its whole say: another prefix moves the property' '
+	sed "s/prefix: login/prefix: node/" property/respol.yaml >nodes.yaml &&
+	respol resource --state=property/state --config=nodes.yaml \
+		-R property/R.json list -n >out &&
+	grep "^ *up login  *3  *3 node\[1-3\]$" out &&
+	grep "^ *up  *1  *1 login0$" out
+'
+test_expect_success CC 'its keys are declared, their values checked' '
+	refused property/respol.yaml "s/prefix: login/prefx: login/" \
+		"3:14: property[0] ${Q}logins${Q}: unknown key ${Q}prefx${Q}; did you mean ${Q}prefix${Q}?" &&
+	refused property/respol.yaml "s/prefix: login, //" \
+		"3:13: property[0] ${Q}logins${Q}: init failed: prefix: must be the start of host names, e.g. login" &&
+	refused property/respol.yaml "s/property: login/property: \"a|b\"/" \
+		"3:13: property[0] ${Q}logins${Q}: init failed: property: property name \"a|b\": illegal character ${Q}|${Q} at offset 1"
 '
 
 # Names and paths that need care

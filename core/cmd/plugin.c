@@ -5,7 +5,7 @@
  *
  *   respol plugin list [--config=FILE] [--json]
  *   respol plugin info [--json] FILE
- *   respol plugin new --kind=validate|match [--dir=DIR] NAME
+ *   respol plugin new --kind=validate|match|shell|property [--dir=DIR] NAME
  *
  * list loads the configuration as every command does (--config, else
  * $RESPOL_CONFIG, else the installed default), so it also inits every
@@ -51,8 +51,8 @@ static void usage (FILE *f)
     fprintf (f,
              "Usage: respol plugin list [--config=FILE] [--json] [-v]\n"
              "       respol plugin info [--json] FILE\n"
-             "       respol plugin new --kind=validate|match [--dir=DIR] "
-             "NAME\n"
+             "       respol plugin new --kind=validate|match|shell|property "
+             "[--dir=DIR] NAME\n"
              "       respol plugin test [OPTIONS] [RESOURCE-OPTION] PLUGIN "
              "JOBSPEC...\n\n"
              "Subcommands:\n"
@@ -68,9 +68,11 @@ static void usage (FILE *f)
              "$RESPOL_CONFIG,\n"
              "                      else %s)\n"
              "      --json          print JSON\n"
-             "      --kind=KIND     new: validate (a jobspec validator) or "
-             "match\n"
-             "                      (a match policy)\n"
+             "      --kind=KIND     new: validate (a jobspec validator), "
+             "match (a match\n"
+             "                      policy), shell (a job-shell plugin) or "
+             "property\n"
+             "                      (a property plugin)\n"
              "      --dir=DIR       new: write DIR/NAME.c (default: the "
              "current\n"
              "                      directory); never overwrites a file\n"

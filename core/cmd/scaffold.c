@@ -2,7 +2,7 @@
 /* respol plugin new: write a commented plugin that builds and loads as it
  * is, for a site to make its own (see respol-plugin(7)).
  *
- *   respol plugin new --kind=validate|match [--dir=DIR] NAME
+ *   respol plugin new --kind=validate|match|shell|property [--dir=DIR] NAME
  *
  * writes DIR/NAME.c (DIR defaults to the current directory) and prints
  * how to build and enable it:
@@ -16,9 +16,13 @@
  *
  * What the skeletons do as written: the validator rejects a job that asks
  * for more nodes than "max-nodes"; the match policy is first fit, taking
- * the ranks in "avoid-ranks" (an idset) only when nothing else fits.  Both
- * declare their configuration keys, keep their state per instance, and
- * build with -Wall -Wextra -Werror -std=c11 (t0027 builds and runs each).
+ * the ranks in "avoid-ranks" (an idset) only when nothing else fits; the
+ * shell plugin sets the variable named by "variable" to each task's local
+ * id; the property plugin gives "property" to the targets whose host name
+ * starts with "prefix".  Each declares its configuration keys, keeps its
+ * state per instance, says in its opening comment how to try it, and
+ * builds with -Wall -Wextra -Werror -std=c11 (t0027 builds each and runs
+ * the commands its comment gives).
  *
  * Decisions:
  * - NAME is checked by the loader itself: rp_plugin_desc_check on the
@@ -31,7 +35,7 @@
  * - The build line names the files relative to the current directory, as
  *   given, quoted for sh when they need it; the entry names the absolute
  *   path of NAME.so, quoted for YAML when it needs it.
- * - Both skeletons are one text whose @WORD@ markers are filled from the
+ * - The skeletons are one text whose @WORD@ markers are filled from the
  *   kind's fields, so what they share is written once.
  */
 #include <errno.h>
@@ -44,6 +48,8 @@
 #include <unistd.h>
 
 #include <respol/config.h>
+#include <respol/property.h>
+#include <respol/shell.h>
 
 #include "cmd.h"
 #include "core/suggest.h"
@@ -52,7 +58,7 @@
 
 /* --- the skeletons ------------------------------------------------------ */
 
-/* One text for both kinds; @WORD@ stands for the field WORD of the kind's
+/* One text for every kind; @WORD@ stands for the field WORD of the kind's
  * struct skeleton below, @NAME@ for the plugin's name. */
 static const char skeleton_text[] =
     "/* @NAME@.c: a respol @WHAT@, made by `respol plugin new`.\n"
@@ -83,11 +89,12 @@ static const char skeleton_text[] =
     "@INCLUDES@"
     "\n"
     "#include <respol/plugin.h>\n"
+    "@HEADERS@"
     "\n"
     "/* The keys of the configuration block.  The host refuses any other\n"
     " * key itself (at its line and column, before init), so init only\n"
     " * checks the values. */\n"
-    "static const char *const config_keys[] = { \"@KEY@\", NULL };\n"
+    "static const char *const config_keys[] = { @KEYS@, NULL };\n"
     "\n"
     "/* One instance's state.  A plugin may be configured twice, with two\n"
     " * blocks: keep state behind svc->set_data, not in static variables. */\n"
@@ -138,7 +145,7 @@ struct skeleton {
     const char *kind; /* KIND: the --kind and the stack */
     uint32_t kind_id;
     const char *config; /* CONFIG: the block of the respol.yaml entry */
-    const char *fields[2 * 13 + 1]; /* other words and values, NULL */
+    const char *fields[2 * 14 + 1]; /* other words and values, NULL */
 };
 
 static const struct skeleton skeletons[] = {
@@ -160,8 +167,10 @@ static const struct skeleton skeletons[] = {
           "jobspec accessors are in <respol/jobspec.h>",
           "INCLUDES",
           "#include <stdint.h>\n#include <stdlib.h>\n",
-          "KEY",
-          "max-nodes",
+          "HEADERS",
+          "",
+          "KEYS",
+          "\"max-nodes\"",
           "STATE",
           "    uint64_t max_nodes;\n",
           "OPERATION",
@@ -239,8 +248,10 @@ static const struct skeleton skeletons[] = {
           "graph accessors are in <respol/graph.h>",
           "INCLUDES",
           "#include <limits.h>\n#include <stdlib.h>\n",
-          "KEY",
-          "avoid-ranks",
+          "HEADERS",
+          "",
+          "KEYS",
+          "\"avoid-ranks\"",
           "STATE",
           "    struct rp_idset *avoid;\n",
           "OPERATION",
@@ -308,6 +319,184 @@ static const struct skeleton skeletons[] = {
           "DESCRIPTION",
           "first fit, the ranks in avoid-ranks last",
       } },
+    { "shell",
+      RP_PLUGIN_SHELL,
+      "{variable: TASK_LOCAL_ID}",
+      {
+          "WHAT",
+          "job-shell plugin",
+          "SUMMARY",
+          " * As written, it sets the variable named by \"variable\" in its\n"
+          " * configuration block to each task's local id (0, 1, ... on this\n"
+          " * target), and logs it at debug level (respol run -vv).  Make it\n"
+          " * your site's: change task_init(), or add shell_init, task_exec,\n"
+          " * task_exit and shell_exit (respol-plugin(7), SHELL PLUGINS); "
+          "keep\n"
+          " * the rest.\n",
+          "TRY",
+          " *   respol run --config=respol.yaml -n2 printenv TASK_LOCAL_ID\n",
+          "ACCESSORS",
+          "shell and task accessors are in <respol/shell.h>",
+          "INCLUDES",
+          "#include <errno.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
+          "#include <string.h>\n",
+          "HEADERS",
+          "#include <respol/shell.h>\n",
+          "KEYS",
+          "\"variable\"",
+          "STATE",
+          "    const char *variable; /* borrowed from the block */\n",
+          "OPERATION",
+          "task_init",
+          "INIT",
+          "    json_t *var = json_object_get (s->config (p), \"variable\");\n"
+          "    struct state *st;\n"
+          "\n"
+          "    svc = s;\n"
+          "    if (!var)\n"
+          "        return svc->error (p, \"'variable' is required\");\n"
+          "    if (!json_is_string (var) || !*json_string_value (var)\n"
+          "        || strchr (json_string_value (var), '='))\n"
+          "        return svc->error (p, \"variable: must be a variable name, "
+          "\"\n"
+          "                              \"e.g. TASK_LOCAL_ID\");\n"
+          "    if (!(st = malloc (sizeof (*st))))\n"
+          "        return svc->error (p, \"out of memory\");\n"
+          "    st->variable = json_string_value (var);\n",
+          "FINI",
+          "    free (svc->get_data (p));\n",
+          "OPS",
+          "/* For each task of this target, in the shell, before any task\n"
+          " * starts: decide its environment (and its CPUs, GPUs and memory\n"
+          " * policy: rp_task_set_cpus and the others).  Return 0, or\n"
+          " * svc->error (p, ...) to stop the job with that message. */\n"
+          "static int task_init (struct rp_plugin *p, struct rp_shell *sh,\n"
+          "                      struct rp_task *t)\n"
+          "{\n"
+          "    const struct state *st = svc->get_data (p);\n"
+          "    char id[16];\n"
+          "\n"
+          "    (void)sh;\n"
+          "    snprintf (id, sizeof (id), \"%u\", rp_task_local_id (t));\n"
+          "    if (rp_task_setenv (t, st->variable, id) < 0)\n"
+          "        return svc->error (p, \"%s: %s\", st->variable, strerror "
+          "(errno));\n"
+          "    svc->log (p, RP_LOG_DEBUG, \"task %lu: %s=%s\",\n"
+          "              rp_task_global_id (t), st->variable, id);\n"
+          "    return 0;\n"
+          "}\n"
+          "\n"
+          "static const struct rp_shell_ops ops = {\n"
+          "    .size = sizeof (struct rp_shell_ops),\n"
+          "    .task_init = task_init,\n"
+          "};\n",
+          "KIND_ID",
+          "RP_PLUGIN_SHELL",
+          "DESCRIPTION",
+          "set a variable to each task's local id",
+      } },
+    { "property",
+      RP_PLUGIN_PROPERTY,
+      "{prefix: login, property: login}",
+      {
+          "WHAT",
+          "property plugin",
+          "SUMMARY",
+          " * As written, it gives the property \"property\" of its\n"
+          " * configuration block to every target whose host name starts with\n"
+          " * \"prefix\", each time the resources are defined (respol resource\n"
+          " * --config with -R, --resources, --local or --xml).  Make it your\n"
+          " * site's: change annotate() (rp_annotation_hardware gives what "
+          "hwloc\n"
+          " * shows), or add constraint operators in init "
+          "(respol-plugin(7),\n"
+          " * PROPERTY PLUGINS); keep the rest.\n",
+          "TRY",
+          " *   respol R encode -r 0-3 -H 'login0,node[1-3]' >R.json\n"
+          " *   respol resource --state=state --config=respol.yaml -R R.json "
+          "list\n",
+          "ACCESSORS",
+          "annotation and R accessors are in <respol/property.h>\n"
+          " * and <respol/rset.h>",
+          "INCLUDES",
+          "#include <stdlib.h>\n#include <string.h>\n",
+          "HEADERS",
+          "#include <respol/property.h>\n",
+          "KEYS",
+          "\"prefix\", \"property\"",
+          "STATE",
+          "    const char *prefix, *property; /* borrowed from the block */\n",
+          "OPERATION",
+          "annotate",
+          "INIT",
+          "    const json_t *block = s->config (p);\n"
+          "    json_t *prefix = json_object_get (block, \"prefix\");\n"
+          "    json_t *property = json_object_get (block, \"property\");\n"
+          "    struct state *st;\n"
+          "    rp_error_t error;\n"
+          "\n"
+          "    svc = s;\n"
+          "    if (!json_is_string (prefix))\n"
+          "        return svc->error (p, \"prefix: must be the start of host "
+          "names, \"\n"
+          "                              \"e.g. login\");\n"
+          "    if (!json_is_string (property))\n"
+          "        return svc->error (p, \"property: must be a property name, "
+          "\"\n"
+          "                              \"e.g. login\");\n"
+          "    if (rp_rset_property_check (json_string_value (property), "
+          "&error) < 0)\n"
+          "        return svc->error (p, \"property: %s\", error.text);\n"
+          "    if (!(st = malloc (sizeof (*st))))\n"
+          "        return svc->error (p, \"out of memory\");\n"
+          "    st->prefix = json_string_value (prefix);\n"
+          "    st->property = json_string_value (property);\n",
+          "FINI",
+          "    free (svc->get_data (p));\n",
+          "OPS",
+          "/* Say which targets have which properties: what annotate says is\n"
+          " * its whole say, so a target it no longer names loses the "
+          "property\n"
+          " * it gave (the host logs property-add and property-remove events).\n"
+          " * Return 0, or svc->error (p, ...) to stop the run. */\n"
+          "static int annotate (struct rp_plugin *p, struct rp_annotation *a)\n"
+          "{\n"
+          "    const struct state *st = svc->get_data (p);\n"
+          "    const struct rp_rset *R = rp_annotation_R (a);\n"
+          "    const struct rp_idset *ranks = rp_rset_ranks (R);\n"
+          "    size_t len = strlen (st->prefix);\n"
+          "    struct rp_idset *have = rp_idset_create ();\n"
+          "    int rc = -1;\n"
+          "\n"
+          "    if (!have)\n"
+          "        return svc->error (p, \"out of memory\");\n"
+          "    for (unsigned int r = rp_idset_first (ranks); r != "
+          "RP_IDSET_INVALID_ID;\n"
+          "         r = rp_idset_next (ranks, r)) {\n"
+          "        const char *host = rp_rset_hostname (R, r);\n"
+          "        if (host && !strncmp (host, st->prefix, len)\n"
+          "            && rp_idset_add (have, r) < 0) {\n"
+          "            svc->error (p, \"out of memory\");\n"
+          "            goto cleanup;\n"
+          "        }\n"
+          "    }\n"
+          "    rc = 0;\n"
+          "    if (rp_idset_count (have) > 0)\n"
+          "        rc = rp_annotation_add (a, st->property, have);\n"
+          "cleanup:\n"
+          "    rp_idset_destroy (have);\n"
+          "    return rc;\n"
+          "}\n"
+          "\n"
+          "static const struct rp_property_ops ops = {\n"
+          "    .size = sizeof (struct rp_property_ops),\n"
+          "    .annotate = annotate,\n"
+          "};\n",
+          "KIND_ID",
+          "RP_PLUGIN_PROPERTY",
+          "DESCRIPTION",
+          "give a property to the hosts whose names start with a prefix",
+      } },
 };
 #define NSKELETONS (sizeof (skeletons) / sizeof (skeletons[0]))
 
@@ -333,7 +522,8 @@ static const struct skeleton *find_kind (const char *kind)
             return &skeletons[i];
         suggest_add (&s, skeletons[i].kind, strlen (skeletons[i].kind), 0);
     }
-    cmd_usage_error (SUB, "new: unknown kind '%s' (validate or match)%s", kind,
+    cmd_usage_error (SUB, "new: unknown kind '%s' (validate, match, shell "
+                     "or property)%s", kind,
                      suggest_hint (&s, "", hint, sizeof (hint)));
 }
 
@@ -510,16 +700,23 @@ static void check_name (const char *name, const struct skeleton *sk)
     static const struct rp_validate_ops vops = { .size = sizeof (vops),
                                                  .validate = accept_all };
     static const struct rp_match_ops mops = { .size = sizeof (mops) };
+    static const struct rp_shell_ops sops = { .size = sizeof (sops) };
+    static const struct rp_property_ops pops = { .size = sizeof (pops) };
     struct rp_plugin_desc d = {
         .abi_version = RP_PLUGIN_ABI_VERSION,
         .size = sizeof (d),
         .kind = sk->kind_id,
         .name = name,
-        .ops = sk->kind_id == RP_PLUGIN_MATCH ? (const void *)&mops
-                                              : (const void *)&vops,
+        .ops = &vops,
     };
     rp_error_t error;
 
+    if (sk->kind_id == RP_PLUGIN_MATCH)
+        d.ops = &mops;
+    else if (sk->kind_id == RP_PLUGIN_SHELL)
+        d.ops = &sops;
+    else if (sk->kind_id == RP_PLUGIN_PROPERTY)
+        d.ops = &pops;
     if (rp_plugin_desc_check (&d, sk->kind_id, &error) < 0)
         cmd_die (SUB, "new: %s", error.text);
 }
@@ -546,7 +743,8 @@ int cmd_plugin_new (int argc, char **argv, void (*usage) (FILE *f))
             dir = optarg;
     }
     if (!sk)
-        cmd_usage_error (SUB, "new: --kind=validate|match is required");
+        cmd_usage_error (SUB, "new: --kind=validate|match|shell|property is "
+                         "required");
     if (optind == argc)
         cmd_usage_error (SUB, "new: missing NAME argument");
     if (optind + 1 < argc)
