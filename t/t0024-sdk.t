@@ -308,6 +308,23 @@ test_expect_success 'plugin new --kind=match: built and loaded from the install'
 	echo "rank1/core0" >expected &&
 	test_cmp expected out
 '
+test_expect_success 'plugin new --kind=shell: built and loaded from the install' '
+	new_plugin shell site-task &&
+	irespol config check site-task.yaml >out &&
+	echo "site-task.yaml: ok: 1 plugin loaded, checked and initialised with its configuration block (shell: site-task); no jobspec was run through it" >expected &&
+	test_cmp expected out &&
+	irespol run --config=site-task.yaml -n2 printenv TASK_LOCAL_ID >out &&
+	sort out >got &&
+	printf "0\n1\n" >expected &&
+	test_cmp expected got
+'
+test_expect_success 'plugin new --kind=property: built and loaded from the install' '
+	new_plugin property site-login &&
+	irespol R encode -r 0-1 -H login0,node1 >R.json &&
+	irespol resource --state=state --config=site-login.yaml -R R.json \
+		list -n >out &&
+	grep "^ *up login  *1  *1 login0$" out
+'
 
 test_expect_success 'make install keeps a site-edited respol.yaml' '
 	echo "# site edit" >>"$SYSCONF/respol.yaml" &&
