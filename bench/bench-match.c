@@ -62,6 +62,7 @@
 #include "respol/rset.h"
 
 #define BENCH_NAME "bench-match"
+#define BENCH_PLUGINS
 #include "bench.h"
 
 #define NSIZES 3
@@ -73,9 +74,8 @@ static double budget = 4.0;
 static const char *only_policy; /* --policy: run this one only */
 static int sizes[NSIZES] = { 1024, 4096, 16384 };
 static bool sizes_set;
-static char dir[4096]; /* private plugin directory, "" when none */
 
-static const char *plugin_names[] = { "low", "high", "pack", "spread",
+static const char *const plugin_names[] = { "low", "high", "pack", "spread",
                                       "locality" };
 
 struct stream {
@@ -151,55 +151,6 @@ static uint64_t rnd (void)
     rng ^= rng >> 7;
     rng ^= rng << 17;
     return rng;
-}
-
-/* --- plugins -------------------------------------------------------------- */
-
-static void cleanup (void)
-{
-    char cmd[sizeof (dir) + 16];
-
-    if (!dir[0])
-        return;
-    snprintf (cmd, sizeof (cmd), "rm -rf '%s'", dir);
-    if (system (cmd) != 0)
-        fprintf (stderr, "bench-match: cannot remove %s\n", dir);
-}
-
-/* A configuration whose plugin-path holds copies of the match plugins of
- * plugindir; NULL (with a note) when there is none. */
-static struct rp_config *plugin_config (const char *plugindir)
-{
-    struct rp_diags *diags = rp_diags_create ();
-    struct rp_config *cfg;
-    char path[sizeof (dir) + 64];
-    FILE *f;
-
-    snprintf (dir, sizeof (dir), "%s/.bench-match-XXXXXX",
-              getenv ("HOME") ? getenv ("HOME") : ".");
-    if (!mkdtemp (dir))
-        die ("mkdtemp %s: %s", dir, strerror (errno));
-    atexit (cleanup);
-    for (size_t i = 0; i < sizeof (plugin_names) / sizeof (plugin_names[0]);
-         i++) {
-        char from[4096 + 64];
-        snprintf (from, sizeof (from), "%s/%s.so", plugindir, plugin_names[i]);
-        snprintf (path, sizeof (path), "%s/%s.so", dir, plugin_names[i]);
-        if (access (from, R_OK) == 0)
-            copy_file (from, path);
-    }
-    snprintf (path, sizeof (path), "%s/respol.yaml", dir);
-    if (!(f = fopen (path, "w")))
-        die ("cannot write %s: %s", path, strerror (errno));
-    fprintf (f, "plugin-path: [%s]\n", dir);
-    fclose (f);
-    if (!(cfg = rp_config_load (path, 0, diags)))
-        fprintf (stderr, "bench-match: %s: %s (built-in first fit only)\n",
-                 path,
-                 rp_diags_count (diags) ? rp_diags_text (diags, 0)
-                                        : strerror (errno));
-    rp_diags_destroy (diags);
-    return cfg;
 }
 
 /* --- one stream ------------------------------------------------------------
@@ -514,7 +465,8 @@ int main (int argc, char **argv)
         sizes[2] = 32;
         budget = budget < 0.05 ? budget : 0.05;
     }
-    cfg = plugin_config (plugindir);
+    cfg = bench_plugin_config (plugindir, plugin_names,
+                               sizeof (plugin_names) / sizeof (plugin_names[0]));
     if ((npol = load_policies (cfg, pol)) == 0)
         die ("no policy %s", only_policy);
     for (int s = 0; s < NSTREAMS; s++)

@@ -51,6 +51,23 @@ test_expect_success 'bench-match rejects a bad --budget (exit 1)' '
 	test_expect_code 1 "$BENCH/bench-match" --budget=-1 2>err &&
 	grep "^bench-match: --budget: not a positive number: -1" err
 '
+test_expect_success 'match-trace prints every step of every policy' '
+	"$BENCH/match-trace" --seed=3 --clusters=1 --steps=30 >out &&
+	for p in first low high pack spread locality; do
+		grep "^policy $p\$" out || return 1
+	done &&
+	grep "^cluster nodes=" out &&
+	grep "^alloc [0-9]*: {\"execution\"" out
+'
+test_expect_success 'compare-match finds a build the same as itself' '
+	"$RESPOL_SRCDIR/scripts/compare-match" --seeds=1 --clusters=1 --steps=20 \
+		"$RESPOL_BUILDDIR" "$RESPOL_BUILDDIR" >out &&
+	grep "^seed 1 pack: same" out
+'
+test_expect_success 'compare-match needs a built tree' '
+	test_expect_code 1 "$RESPOL_SRCDIR/scripts/compare-match" "$PWD" 2>err &&
+	grep "no core/.libs/librespol.so (build it first)" err
+'
 test_expect_success 'bench-inventory --quick prints its tables' '
 	"$BENCH/bench-inventory" --quick >out &&
 	grep "^| targets | build (ms) | initial response" out &&
