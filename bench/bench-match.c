@@ -76,7 +76,7 @@ static int sizes[NSIZES] = { 1024, 4096, 16384 };
 static bool sizes_set;
 
 static const char *const plugin_names[] = { "low", "high", "pack", "spread",
-                                      "locality" };
+                                            "locality" };
 
 struct stream {
     const char *name;
@@ -465,8 +465,9 @@ int main (int argc, char **argv)
         sizes[2] = 32;
         budget = budget < 0.05 ? budget : 0.05;
     }
-    cfg = bench_plugin_config (plugindir, plugin_names,
-                               sizeof (plugin_names) / sizeof (plugin_names[0]));
+    cfg =
+        bench_plugin_config (plugindir, plugin_names,
+                             sizeof (plugin_names) / sizeof (plugin_names[0]));
     if ((npol = load_policies (cfg, pol)) == 0)
         die ("no policy %s", only_policy);
     for (int s = 0; s < NSTREAMS; s++)

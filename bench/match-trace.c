@@ -88,7 +88,8 @@ static void cluster_make (struct cluster *c, const struct rp_plugin *p)
     c->next_id = 1;
     cluster_spec (c, spec, sizeof (spec));
     printf ("cluster %s\n", spec);
-    if (!(g = rp_graph_generate (spec, &e)) || !(c->m = rp_matcher_create (g, &e))
+    if (!(g = rp_graph_generate (spec, &e))
+        || !(c->m = rp_matcher_create (g, &e))
         || rp_matcher_set_policy (c->m, p, &e) < 0)
         die ("%s: %s", spec, e.text);
 }
@@ -166,27 +167,31 @@ static void put_request (FILE *f, const struct cluster *c)
         fprintf (f, ", with: [{type: node, count: 1}]}\n");
         break;
     case 6: /* cores, no slot */
-        fprintf (f, "  - {type: slot, label: s, count: 1, with: [{type: core, "
-                    "count: 1}]}\n  - {type: core, count: %d%s}\n",
+        fprintf (f,
+                 "  - {type: slot, label: s, count: 1, with: [{type: core, "
+                 "count: 1}]}\n  - {type: core, count: %d%s}\n",
                  pick (1, c->cores), chance (20) ? ", exclusive: true" : "");
         break;
     case 7: /* two requests */
-        fprintf (f, "  - {type: node, count: 1, with: [{type: slot, label: s, "
-                    "count: 1, with: [{type: core, count: 1}]}]}\n"
-                    "  - {type: slot, label: t, count: %d, with: [",
+        fprintf (f,
+                 "  - {type: node, count: 1, with: [{type: slot, label: s, "
+                 "count: 1, with: [{type: core, count: 1}]}]}\n"
+                 "  - {type: slot, label: t, count: %d, with: [",
                  pick (1, 3));
         put_slot_body (f, c, true);
         fprintf (f, "]}\n");
         break;
     default: /* the benchmark's shapes */
         if (chance (50))
-            fprintf (f, "  - {type: slot, label: s, count: 1, with: [{type: "
-                        "core, count: %d}]}\n",
+            fprintf (f,
+                     "  - {type: slot, label: s, count: 1, with: [{type: "
+                     "core, count: %d}]}\n",
                      pick (1, c->cores));
         else
-            fprintf (f, "  - {type: node, count: %d, exclusive: %s, with: "
-                        "[{type: slot, label: s, count: 1, with: [{type: "
-                        "core, count: 1}]}]}\n",
+            fprintf (f,
+                     "  - {type: node, count: %d, exclusive: %s, with: "
+                     "[{type: slot, label: s, count: 1, with: [{type: "
+                     "core, count: 1}]}]}\n",
                      pick (1, 2), chance (50) ? "true" : "false");
         break;
     }
@@ -203,8 +208,9 @@ static struct rp_jobspec *gen_jobspec (const struct cluster *c, char **text)
         die ("out of memory");
     fprintf (f, "version: 1\nresources:\n");
     put_request (f, c);
-    fprintf (f, "tasks: [{command: [app], slot: s, count: {per_slot: 1}}]\n"
-                "attributes: {system: {duration: %d",
+    fprintf (f,
+             "tasks: [{command: [app], slot: s, count: {per_slot: 1}}]\n"
+             "attributes: {system: {duration: %d",
              chance (50) ? 0 : pick (1, 3600));
     if (chance (8)) {
         int lo = pick (0, 3);
@@ -338,8 +344,8 @@ static void run_cluster (const struct rp_plugin *p, int steps)
 
 /* --- main ----------------------------------------------------------------- */
 
-static const char *const names[] = { "first", "low", "high", "pack", "spread",
-                               "locality" };
+static const char *const names[] = { "first", "low",    "high",
+                                     "pack",  "spread", "locality" };
 
 int main (int argc, char **argv)
 {

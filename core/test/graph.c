@@ -3,7 +3,8 @@
  * errors, accessors, the generator, allocation states against a brute
  * force recount, gstate_child_fit, the walker and the accumulator.
  *
- * The file includes core/graph.c itself: the allocation state functions
+ * The file includes the graph's own files (core/graph.c and the
+ * graph_*.c files of core/graph_impl.h): the allocation state functions
  * (core/graph_private.h) and the block summaries are white-box tested,
  * and the library's export list keeps them out of librespol.so.  The
  * copy here interposes the library's, so the whole test runs one copy.
@@ -16,6 +17,11 @@
 static size_t fit_probes; /* entries gstate_child_fit examined */
 #define FIT_PROBE() (fit_probes++)
 #include "core/graph.c"
+#include "core/graph_bounds.c"
+#include "core/graph_finalize.c"
+#include "core/graph_generate.c"
+#include "core/graph_state.c"
+#include "core/graph_walk.c"
 
 #include <malloc.h>
 #include <stdarg.h>

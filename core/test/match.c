@@ -13,9 +13,16 @@
  *
  * test_check corrupts the allocation state behind the matcher's back with
  * gstate_take, which librespol does not export: like core/test/graph.c,
- * the file includes core/graph.c, whose copy interposes the library's.
+ * the file includes the graph's own files, whose copy interposes the
+ * library's.
  */
-#include "core/graph.c" /* one copy of the state functions: see below */
+/* one copy of the graph's functions: see above */
+#include "core/graph.c"
+#include "core/graph_bounds.c"
+#include "core/graph_finalize.c"
+#include "core/graph_generate.c"
+#include "core/graph_state.c"
+#include "core/graph_walk.c"
 
 #include <errno.h>
 #include <stdio.h>
