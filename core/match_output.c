@@ -3,6 +3,10 @@
  * target, and the scheduling key, the allocated subgraph as JGF (what
  * R_lite cannot say: sockets, memory, other types).
  *
+ * The scheduling key is written as text (rp_graph_subgraph_encode), not
+ * built as a jansson tree: building, dumping and freeing the tree of a
+ * whole node's subgraph was most of the cost of an allocation.
+ *
  * Job records keep R without the scheduling key: the allocated subgraph
  * of a whole node is about a hundred JSON objects; kept for every job it
  * made memory, and the allocator's work, grow with the number of jobs.
@@ -14,6 +18,7 @@
 #include <string.h>
 
 #include "core/match_private.h"
+#include "core/rset_private.h"
 
 /* --- R -------------------------------------------------------------------- */
 
@@ -103,14 +108,14 @@ static int hold_vcmp (const void *a, const void *b)
 
 /* The holds other than ancestors, one per vertex (pool amounts summed),
  * as the JGF subgraph. */
-static json_t *scheduling (const struct rp_graph *g, const struct hold *holds,
-                           size_t n)
+static char *scheduling (const struct rp_graph *g, const struct hold *holds,
+                         size_t n)
 {
     struct hold *h = calloc (n + 1, sizeof (*h));
     rp_vertex_t *v = calloc (n + 1, sizeof (*v));
     uint64_t *amount = calloc (n + 1, sizeof (*amount));
     bool *excl = calloc (n + 1, sizeof (*excl));
-    json_t *o = NULL;
+    char *o = NULL;
     size_t m = 0, k = 0;
 
     if (!h || !v || !amount || !excl)
@@ -130,7 +135,7 @@ static json_t *scheduling (const struct rp_graph *g, const struct hold *holds,
             h[i].exclusive ? h[i].amount : rp_graph_vertex_size (g, h[i].v);
         excl[k++] = h[i].exclusive;
     }
-    o = rp_graph_subgraph_jgf (g, v, amount, excl, k);
+    o = rp_graph_subgraph_encode (g, v, amount, excl, k);
 done:
     free (h);
     free (v);
@@ -168,15 +173,13 @@ struct rp_rset *match_rset_with_scheduling (const struct rp_graph *g,
                                             const struct job *j)
 {
     struct rp_rset *R = rp_rset_copy (j->R);
-    json_t *o = NULL;
 
-    if (!R || !(o = scheduling (g, j->holds, j->nholds))
-        || rp_rset_set_scheduling (R, o) < 0) {
-        json_decref (o);
+    if (!R
+        || rset_set_scheduling_text (R, scheduling (g, j->holds, j->nholds))
+               < 0) {
         rp_rset_destroy (R);
         errno = ENOMEM;
         return NULL;
     }
-    json_decref (o);
     return R;
 }

@@ -73,6 +73,8 @@
 
 #include "respol/rset.h"
 
+#include "core/rset_private.h"
+
 struct children {
     atomic_size_t refs; /* atomic: copies share records across threads */
     struct rp_idset *cores;
@@ -100,8 +102,9 @@ struct rp_rset {
     size_t palloc;
     double starttime;
     double expiration;
-    json_t *top;                  /* opaque top level keys, incl. scheduling */
-    json_t *exec;                 /* opaque execution keys, incl. nslots */
+    json_t *top;  /* opaque top level keys, incl. scheduling */
+    char *sched;  /* or the scheduling key as text (rset_set_scheduling_text) */
+    json_t *exec; /* opaque execution keys, incl. nslots */
     const struct target **byhost; /* lazy: sorted by host name, rank */
 };
 
@@ -389,6 +392,7 @@ void rp_rset_destroy (struct rp_rset *r)
     rp_idset_destroy (r->ranks);
     json_decref (r->top);
     json_decref (r->exec);
+    free (r->sched);
     free (r);
     errno = saved_errno;
 }
@@ -411,7 +415,8 @@ static struct rp_rset *empty_like (const struct rp_rset *r)
     out->starttime = r->starttime;
     out->expiration = r->expiration;
     if (json_object_update (out->top, r->top) < 0
-        || json_object_update (out->exec, r->exec) < 0) {
+        || json_object_update (out->exec, r->exec) < 0
+        || (r->sched && !(out->sched = strdup (r->sched)))) {
         rp_rset_destroy (out);
         errno = ENOMEM;
         return NULL;
@@ -926,9 +931,35 @@ int rp_rset_set_times (struct rp_rset *r, double starttime, double expiration,
     return 0;
 }
 
+/* The scheduling key as a tree: parsed from its text the first time it
+ * is asked for (the text was written by the matcher, so it parses; NULL
+ * for lack of memory). */
 const json_t *rp_rset_scheduling (const struct rp_rset *r)
 {
+    struct rp_rset *mut = (struct rp_rset *)r; /* a cache, not a change */
+    json_t *o;
+
+    if (r && r->sched) {
+        if (!(o = json_loads (r->sched, 0, NULL))
+            || json_object_set_new (mut->top, "scheduling", o) < 0)
+            return NULL;
+        free (mut->sched);
+        mut->sched = NULL;
+    }
     return r ? json_object_get (r->top, "scheduling") : NULL;
+}
+
+int rset_set_scheduling_text (struct rp_rset *r, char *text)
+{
+    if (!r || !text) {
+        free (text);
+        errno = EINVAL;
+        return -1;
+    }
+    json_object_del (r->top, "scheduling");
+    free (r->sched);
+    r->sched = text;
+    return 0;
 }
 
 int rp_rset_set_scheduling (struct rp_rset *r, json_t *o)
@@ -937,6 +968,8 @@ int rp_rset_set_scheduling (struct rp_rset *r, json_t *o)
         errno = EINVAL;
         return -1;
     }
+    free (r->sched);
+    r->sched = NULL;
     if (!o) {
         json_object_del (r->top, "scheduling");
         return 0;
@@ -1772,13 +1805,18 @@ static json_t *exec_json (const struct rp_rset *r, bool deep, bool rlite)
     return exec;
 }
 
-/* The top level object without "execution". */
-static json_t *top_json (const struct rp_rset *r, bool deep)
+/* The top level object without "execution"; with the scheduling key
+ * kept as text only when sched (else parsed into the object). */
+static json_t *top_json (const struct rp_rset *r, bool deep, bool sched)
 {
     json_t *R = json_object ();
 
     if (!R || json_object_set_new (R, "version", json_integer (1)) < 0
-        || copy_keys (R, r->top, deep) < 0) {
+        || copy_keys (R, r->top, deep) < 0
+        || (r->sched && !sched
+            && json_object_set_new (R, "scheduling",
+                                    json_loads (r->sched, 0, NULL))
+                   < 0)) {
         json_decref (R);
         errno = ENOMEM;
         return NULL;
@@ -1788,7 +1826,7 @@ static json_t *top_json (const struct rp_rset *r, bool deep)
 
 static json_t *rset_json (const struct rp_rset *r, bool deep)
 {
-    json_t *R = top_json (r, deep);
+    json_t *R = top_json (r, deep, false);
 
     if (!R
         || json_object_set_new (R, "execution", exec_json (r, deep, true))
@@ -1908,22 +1946,30 @@ done:
 
 typedef int (*put_fn) (struct buf *b, const struct rp_rset *r);
 
+/* A member written by its own function, not taken from the object. */
+struct member {
+    const char *key;
+    put_fn put;
+};
+
 static int key_cmp (const void *a, const void *b)
 {
     return strcmp (*(const char *const *)a, *(const char *const *)b);
 }
 
-/* o's keys and key, sorted as JSON_SORT_KEYS sorts them.  The caller
- * tells key from o's keys by its address. */
-static const char **sorted_keys (const json_t *o, const char *key)
+/* o's keys and the n members' keys, sorted as JSON_SORT_KEYS sorts them.
+ * The caller tells a member's key from o's keys by its address. */
+static const char **sorted_keys (const json_t *o, const struct member *mb,
+                                 size_t nmb)
 {
     json_t *obj = (json_t *)o; /* jansson's iterators take no const */
     size_t n = 0;
-    const char **keys = malloc ((json_object_size (o) + 1) * sizeof (*keys));
+    const char **keys = malloc ((json_object_size (o) + nmb) * sizeof (*keys));
 
     if (!keys)
         return NULL;
-    keys[n++] = key;
+    for (size_t i = 0; i < nmb; i++)
+        keys[n++] = mb[i].key;
     for (void *it = json_object_iter (obj); it;
          it = json_object_iter_next (obj, it))
         keys[n++] = json_object_iter_key (it);
@@ -1931,23 +1977,33 @@ static const char **sorted_keys (const json_t *o, const char *key)
     return keys;
 }
 
-/* The object o with one more member, key, whose value put writes.  o must
- * not have key. */
-static int put_object (struct buf *b, const json_t *o, const char *key,
-                       put_fn put, const struct rp_rset *r)
+/* The member of key (by address), or NULL for one of o's. */
+static const struct member *member_of (const char *key, const struct member *mb,
+                                       size_t nmb)
 {
-    const char **keys = sorted_keys (o, key);
-    size_t n = json_object_size (o) + 1;
+    for (size_t i = 0; i < nmb; i++)
+        if (mb[i].key == key)
+            return &mb[i];
+    return NULL;
+}
+
+/* The object o with nmb more members, written by their functions.  o must
+ * not have their keys. */
+static int put_object (struct buf *b, const json_t *o, const struct member *mb,
+                       size_t nmb, const struct rp_rset *r)
+{
+    const char **keys = sorted_keys (o, mb, nmb);
+    size_t n = json_object_size (o) + nmb;
     int rc = -1;
 
     if (!keys || buf_puts (b, "{") < 0)
         goto done;
     for (size_t i = 0; i < n; i++) {
+        const struct member *m = member_of (keys[i], mb, nmb);
         if ((i > 0 && buf_puts (b, ",") < 0) || buf_string (b, keys[i]) < 0
             || buf_puts (b, ":") < 0)
             goto done;
-        if ((keys[i] == key ? put (b, r)
-                            : buf_json (b, json_object_get (o, keys[i])))
+        if ((m ? m->put (b, r) : buf_json (b, json_object_get (o, keys[i])))
             < 0)
             goto done;
     }
@@ -1959,19 +2015,29 @@ done:
 
 static int put_execution (struct buf *b, const struct rp_rset *r)
 {
+    static const struct member rlite = { "R_lite", put_rlite };
     json_t *exec = exec_json (r, false, false);
-    int rc = exec ? put_object (b, exec, "R_lite", put_rlite, r) : -1;
+    int rc = exec ? put_object (b, exec, &rlite, 1, r) : -1;
 
     json_decref (exec);
     return rc;
 }
 
+/* The scheduling key's text: written by the matcher as jansson would
+ * write it (rset_set_scheduling_text). */
+static int put_scheduling (struct buf *b, const struct rp_rset *r)
+{
+    return buf_puts (b, r->sched);
+}
+
 static char *encode_compact (const struct rp_rset *r)
 {
+    static const struct member mb[] = { { "execution", put_execution },
+                                        { "scheduling", put_scheduling } };
     struct buf b = { 0 };
-    json_t *top = top_json (r, false);
+    json_t *top = top_json (r, false, true);
 
-    if (!top || put_object (&b, top, "execution", put_execution, r) < 0) {
+    if (!top || put_object (&b, top, mb, r->sched ? 2 : 1, r) < 0) {
         json_decref (top);
         free (b.s);
         errno = ENOMEM;

@@ -940,6 +940,65 @@ static void test_scheduling (void)
     rp_matcher_destroy (m);
 }
 
+/* The R of an allocation carries its scheduling key as text: it encodes
+ * as the tree would, reads back as the tree of rp_graph_subgraph_jgf,
+ * survives copies and set operations, and gives way to a tree set. */
+static void test_scheduling_text (void)
+{
+    struct rp_matcher *m = matcher ("nodes=2,sockets=2,cores=2,memory=256GB");
+    struct rp_jobspec *js =
+        jobspec (L (XNODE ("1", SLOT ("1", CORE ("1")))), NULL, 0);
+    struct rp_rset *R = rp_matcher_allocate (m, 1, js, 0, NULL);
+    struct rp_rset *copy = R ? rp_rset_copy (R) : NULL;
+    struct rp_rset *u = R ? rp_rset_union (R, R, NULL) : NULL;
+    json_t *tree = R ? rp_rset_to_json (R) : NULL;
+    char *text = R ? rp_rset_encode (R, 0) : NULL;
+    char *dumped = tree ? json_dumps (tree, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    char *s1 = copy ? rp_rset_encode (copy, 0) : NULL;
+    char *s2 = u ? rp_rset_encode (u, 0) : NULL;
+    const struct rp_graph *g = rp_matcher_graph (m);
+    rp_vertex_t vs[64];
+    bool excl[64];
+    size_t n = 0;
+    json_t *want;
+
+    /* node0 whole: every vertex of its subtree, exclusive */
+    for (rp_vertex_t v = 0; v < rp_graph_nvertices (g) && n < 64; v++)
+        if (rp_graph_vertex_rank (g, v) == 0) {
+            excl[n] = true;
+            vs[n++] = v;
+        }
+    want = rp_graph_subgraph_jgf (g, vs, NULL, excl, n);
+    ok (text && dumped && !strcmp (text, dumped),
+        "scheduling text: R encodes as its tree dumps");
+    ok (s1 && text && !strcmp (s1, text), "scheduling text: a copy keeps it");
+    ok (s2 && text && !strcmp (s2, text), "scheduling text: so does a union");
+    ok (R && want && json_equal ((json_t *)rp_rset_scheduling (R), want),
+        "scheduling text: reads back as rp_graph_subgraph_jgf of the node");
+    ok (R && json_object_get (json_object_get (
+                                  (json_t *)rp_rset_scheduling (R), "graph"),
+                              "nodes"),
+        "scheduling text: rp_rset_scheduling reads it as a tree");
+    ok (copy && rp_rset_set_scheduling (copy, NULL) == 0
+            && !rp_rset_scheduling (copy),
+        "scheduling text: set to NULL, it is gone");
+    free (s1);
+    s1 = copy ? rp_rset_encode (copy, 0) : NULL;
+    ok (s1 && !strstr (s1, "\"scheduling\""),
+        "scheduling text: and not encoded");
+    json_decref (want);
+    json_decref (tree);
+    free (text);
+    free (dumped);
+    free (s1);
+    free (s2);
+    rp_rset_destroy (u);
+    rp_rset_destroy (copy);
+    rp_rset_destroy (R);
+    rp_jobspec_destroy (js);
+    rp_matcher_destroy (m);
+}
+
 /* A V1 gpu count of 0 asks for no GPU: it is no request, not an error. */
 static void test_zero_count (void)
 {
@@ -1472,6 +1531,7 @@ int main (void)
     test_jobs_and_times ();
     test_check ();
     test_scheduling ();
+    test_scheduling_text ();
     test_zero_count ();
     test_determinism ();
     test_policies ();
