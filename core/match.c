@@ -155,6 +155,12 @@ int rp_matcher_set_policy (struct rp_matcher *m, const struct rp_plugin *p,
     return 0;
 }
 
+void rp_matcher_set_scheduling (struct rp_matcher *m, bool on)
+{
+    if (m)
+        m->nosched = !on;
+}
+
 const char *rp_matcher_policy_name (const struct rp_matcher *m)
 {
     if (m && m->policy && m->policy->instance)
@@ -321,7 +327,8 @@ struct rp_rset *rp_matcher_allocate (struct rp_matcher *m, uint64_t jobid,
     if (!(j->R = match_rset_build (m->g, j->holds, j->nholds, j->starttime,
                                    j->expiration, error)))
         goto undo;
-    if (!(R = match_rset_with_scheduling (m->g, j))
+    if (!(R = m->nosched ? rp_rset_copy (j->R)
+                         : match_rset_with_scheduling (m->g, j))
         || match_job_insert (m, j) < 0)
         goto nomem;
     match_cleanup (&x);

@@ -58,6 +58,7 @@ struct rp_matcher {
     const struct rp_context *ctx;   /* borrowed: rp_matcher_set_context */
     const struct rp_instance *inst; /* borrowed: rp_matcher_set_instance */
     bool explain;                   /* rp_matcher_set_explain */
+    bool nosched;                   /* rp_matcher_set_scheduling off */
     json_t *explanation;            /* the last match's, or NULL */
     size_t nvertices;
     size_t ntypes;

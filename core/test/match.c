@@ -995,6 +995,19 @@ static void test_scheduling_text (void)
     rp_rset_destroy (u);
     rp_rset_destroy (copy);
     rp_rset_destroy (R);
+    rp_matcher_set_scheduling (m, false);
+    R = rp_matcher_allocate (m, 2, js, 0, NULL);
+    ok (R && !rp_rset_scheduling (R) && rp_rset_ntargets (R) == 1,
+        "scheduling off: allocate returns R without the key");
+    ok (rp_rset_scheduling (rp_matcher_job_rset (m, 2)) != NULL,
+        "scheduling off: the job's R still has it when asked");
+    rp_rset_destroy (R);
+    rp_matcher_set_scheduling (m, true);
+    rp_matcher_free (m, 2, NULL);
+    R = rp_matcher_allocate (m, 3, js, 0, NULL);
+    ok (R && rp_rset_scheduling (R) != NULL,
+        "scheduling on again: allocate returns it");
+    rp_rset_destroy (R);
     rp_jobspec_destroy (js);
     rp_matcher_destroy (m);
 }
