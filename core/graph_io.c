@@ -54,6 +54,7 @@
 
 #include "core/docpath.h"
 #include "core/graph_private.h"
+#include "core/jtext.h"
 
 #define PATH_MAX_LEN 160
 #define VERSION 1
@@ -482,101 +483,10 @@ json_t *rp_graph_subgraph_jgf (const struct rp_graph *g,
 /* --- JGF as text --------------------------------------------------------- */
 
 /* rp_graph_subgraph_encode writes what jgf_write builds, with its keys in
- * the order JSON_SORT_KEYS sorts them, and strings escaped as jansson
- * escapes them without JSON_ENSURE_ASCII (", \ and control characters).
- * What is rare and free-form (properties, tags) still goes through
- * jansson, as does any string with a byte past ASCII (names are printable
- * ASCII; a value may not be).  Building the tree, dumping it and freeing
+ * the order JSON_SORT_KEYS sorts them and its values as jansson writes
+ * them (core/jtext.h).  What is rare and free-form (properties, tags)
+ * still goes through jansson.  Building the tree, dumping it and freeing
  * it was most of the cost of an allocation's R. */
-struct jtext {
-    char *s;
-    size_t len;
-    size_t cap;
-    bool failed;
-};
-
-static void jt_put (struct jtext *t, const char *s, size_t n)
-{
-    if (t->failed)
-        return;
-    if (t->len + n + 1 > t->cap) {
-        size_t cap = t->cap ? t->cap : 1024;
-        char *p;
-        while (cap < t->len + n + 1)
-            cap *= 2;
-        if (!(p = realloc (t->s, cap))) {
-            t->failed = true;
-            return;
-        }
-        t->s = p;
-        t->cap = cap;
-    }
-    memcpy (t->s + t->len, s, n);
-    t->len += n;
-    t->s[t->len] = '\0';
-}
-
-static void jt_puts (struct jtext *t, const char *s)
-{
-    jt_put (t, s, strlen (s));
-}
-
-static void jt_int (struct jtext *t, int64_t v)
-{
-    char buf[32];
-
-    jt_put (t, buf, (size_t)snprintf (buf, sizeof (buf), "%" PRId64, v));
-}
-
-static int jt_dump_cb (const char *s, size_t n, void *arg)
-{
-    jt_put (arg, s, n);
-    return 0;
-}
-
-static void jt_json (struct jtext *t, const json_t *o)
-{
-    if (!o
-        || json_dump_callback (o, jt_dump_cb, t,
-                               JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY)
-               < 0)
-        t->failed = true;
-}
-
-/* s as a JSON string. */
-static void jt_string (struct jtext *t, const char *s)
-{
-    static const char esc[] = "\b\f\n\r\t";
-    static const char name[] = "bfnrt";
-    const char *run = s;
-
-    for (const char *p = s; *p; p++)
-        if ((unsigned char)*p >= 0x80) {
-            json_t *o = json_string (s);
-            jt_json (t, o);
-            json_decref (o);
-            return;
-        }
-    jt_put (t, "\"", 1);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        const char *e;
-        char buf[8];
-        if (c >= 0x20 && c != '"' && c != '\\')
-            continue;
-        jt_put (t, run, (size_t)(s - run));
-        run = s + 1;
-        if (c == '"' || c == '\\')
-            jt_put (t, c == '"' ? "\\\"" : "\\\\", 2);
-        else if (c && (e = strchr (esc, c)))
-            jt_put (t, (char[]){ '\\', name[e - esc] }, 2);
-        else
-            jt_put (t, buf, (size_t)snprintf (buf, sizeof (buf), "\\u%04X", c));
-    }
-    jt_put (t, run, (size_t)(s - run));
-    jt_put (t, "\"", 1);
-}
-
 /* ,"key": */
 static void jt_key (struct jtext *t, const char *key)
 {
@@ -685,12 +595,7 @@ static char *jgf_text (const struct rp_graph *g, const struct jgf_sel *sel,
         free (w.paths[i]);
     free (w.paths);
     free (w.chain);
-    if (t.failed) {
-        free (t.s);
-        errno = ENOMEM;
-        return NULL;
-    }
-    return t.s;
+    return jt_finish (&t);
 }
 
 /* The selection of rp_graph_subgraph_jgf and _encode (EINVAL for bad

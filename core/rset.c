@@ -73,6 +73,7 @@
 
 #include "respol/rset.h"
 
+#include "core/jtext.h"
 #include "core/rset_private.h"
 
 struct children {
@@ -1859,59 +1860,34 @@ json_t *rp_rset_to_json (const struct rp_rset *r)
  * jansson's.  RP_RSET_PRETTY is for people and small R: it dumps the tree.
  */
 
-struct buf {
-    char *s;
-    size_t len;
-    size_t alloc;
-};
-
-static int buf_put (struct buf *b, const char *s, size_t n)
+/* The encoder writes into a struct jtext (core/jtext.h); these keep the
+ * "0 or -1" style of the code below. */
+static int buf_put (struct jtext *b, const char *s, size_t n)
 {
-    size_t alloc = b->alloc ? b->alloc : 4096;
-    char *p;
-
-    if (b->len + n >= b->alloc) {
-        while (alloc <= b->len + n)
-            alloc *= 2;
-        if (!(p = realloc (b->s, alloc)))
-            return -1;
-        b->s = p;
-        b->alloc = alloc;
-    }
-    memcpy (b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-    return 0;
+    jt_put (b, s, n);
+    return b->failed ? -1 : 0;
 }
 
-static int buf_puts (struct buf *b, const char *s)
+static int buf_puts (struct jtext *b, const char *s)
 {
     return buf_put (b, s, strlen (s));
 }
 
-static int buf_dump_cb (const char *s, size_t n, void *arg)
+static int buf_json (struct jtext *b, const json_t *v)
 {
-    return buf_put (arg, s, n);
+    jt_json (b, v);
+    return b->failed ? -1 : 0;
 }
 
-static int buf_json (struct buf *b, const json_t *v)
+/* s as a JSON string, escaped as jansson escapes it. */
+static int buf_string (struct jtext *b, const char *s)
 {
-    return json_dump_callback (v, buf_dump_cb, b,
-                               JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
-}
-
-/* s as a JSON string, escaped by jansson. */
-static int buf_string (struct buf *b, const char *s)
-{
-    json_t *v = json_string (s);
-    int rc = v ? buf_json (b, v) : -1;
-
-    json_decref (v);
-    return rc;
+    jt_string (b, s);
+    return b->failed ? -1 : 0;
 }
 
 /* Idset strings hold only digits, ',' and '-': no escaping needed. */
-static int put_entry (struct buf *b, const struct ckey *k, const char *ranks)
+static int put_entry (struct jtext *b, const struct ckey *k, const char *ranks)
 {
     if (buf_puts (b, "{\"children\":{\"core\":\"") < 0
         || buf_puts (b, k->core) < 0
@@ -1923,7 +1899,7 @@ static int put_entry (struct buf *b, const struct ckey *k, const char *ranks)
     return 0;
 }
 
-static int put_rlite (struct buf *b, const struct rp_rset *r)
+static int put_rlite (struct jtext *b, const struct rp_rset *r)
 {
     struct groups gs = { 0 };
     int rc = -1;
@@ -1944,7 +1920,7 @@ done:
     return rc;
 }
 
-typedef int (*put_fn) (struct buf *b, const struct rp_rset *r);
+typedef int (*put_fn) (struct jtext *b, const struct rp_rset *r);
 
 /* A member written by its own function, not taken from the object. */
 struct member {
@@ -1989,7 +1965,7 @@ static const struct member *member_of (const char *key, const struct member *mb,
 
 /* The object o with nmb more members, written by their functions.  o must
  * not have their keys. */
-static int put_object (struct buf *b, const json_t *o, const struct member *mb,
+static int put_object (struct jtext *b, const json_t *o, const struct member *mb,
                        size_t nmb, const struct rp_rset *r)
 {
     const char **keys = sorted_keys (o, mb, nmb);
@@ -2013,7 +1989,7 @@ done:
     return rc;
 }
 
-static int put_execution (struct buf *b, const struct rp_rset *r)
+static int put_execution (struct jtext *b, const struct rp_rset *r)
 {
     static const struct member rlite = { "R_lite", put_rlite };
     json_t *exec = exec_json (r, false, false);
@@ -2025,26 +2001,65 @@ static int put_execution (struct buf *b, const struct rp_rset *r)
 
 /* The scheduling key's text: written by the matcher as jansson would
  * write it (rset_set_scheduling_text). */
-static int put_scheduling (struct buf *b, const struct rp_rset *r)
+static int put_scheduling (struct jtext *b, const struct rp_rset *r)
 {
     return buf_puts (b, r->sched);
+}
+
+/* R with only what respol writes itself (no opaque key but a scheduling
+ * key given as text, no property), written whole here: the keys in
+ * sorted order, the times and the nodelist as jansson writes them.  The
+ * objects, the sort of their keys and jansson's dump of each small value
+ * were most of the cost of printing a job's R. */
+static bool plain (const struct rp_rset *r)
+{
+    return json_object_size (r->top) == 0 && json_object_size (r->exec) == 0
+           && r->np == 0;
+}
+
+static int put_plain (struct jtext *b, const struct rp_rset *r)
+{
+    struct rp_hostlist *hl = NULL;
+    char *nodes = NULL;
+
+    buf_puts (b, "{\"execution\":{\"R_lite\":");
+    if (put_rlite (b, r) < 0)
+        return -1;
+    jt_puts (b, ",\"expiration\":");
+    jt_real (b, r->expiration);
+    jt_puts (b, ",\"nodelist\":[");
+    if (r->n > 0) {
+        if (!(hl = rp_rset_nodelist (r)) || !(nodes = rp_hostlist_encode (hl)))
+            b->failed = true;
+        else
+            jt_string (b, nodes);
+        free (nodes);
+        rp_hostlist_destroy (hl);
+    }
+    jt_puts (b, "],\"starttime\":");
+    jt_real (b, r->starttime);
+    jt_puts (b, r->sched ? "},\"scheduling\":" : "}");
+    if (r->sched)
+        jt_puts (b, r->sched);
+    return buf_puts (b, ",\"version\":1}");
 }
 
 static char *encode_compact (const struct rp_rset *r)
 {
     static const struct member mb[] = { { "execution", put_execution },
                                         { "scheduling", put_scheduling } };
-    struct buf b = { 0 };
-    json_t *top = top_json (r, false, true);
+    struct jtext b = { 0 };
+    json_t *top;
 
-    if (!top || put_object (&b, top, mb, r->sched ? 2 : 1, r) < 0) {
-        json_decref (top);
-        free (b.s);
-        errno = ENOMEM;
-        return NULL;
+    if (plain (r)) {
+        put_plain (&b, r);
+        return jt_finish (&b);
     }
+    if (!(top = top_json (r, false, true))
+        || put_object (&b, top, mb, r->sched ? 2 : 1, r) < 0)
+        b.failed = true;
     json_decref (top);
-    return b.s;
+    return jt_finish (&b);
 }
 
 char *rp_rset_encode (const struct rp_rset *r, int flags)
