@@ -5,7 +5,8 @@
  * it against each and compare the outputs (scripts/compare-match does).
  *
  *   bench/match-trace [--seed=N] [--clusters=N] [--steps=N]
- *                     [--policy=NAME] [--plugindir=DIR]
+ *                     [--policy=NAME] [--plugindir=DIR] [--jobspecs]
+ *                     [--no-hints]
  *
  * For every policy (the built-in first fit and the plugins low, high,
  * pack, spread and locality; --policy: one) and every cluster: a random
@@ -17,8 +18,12 @@
  * every RFC 14 count form; sometimes ranks or ids), frees, partial
  * releases, nodes set down, drained and up again, satisfiability checks.
  * Each allocation prints the job's R with its scheduling key (compact,
- * sorted keys) or its errno and reason; every other step prints its
- * outcome.  Nothing is judged here: the output is the evidence.
+ * sorted keys) or its errno and reason (with the jobspec); every other
+ * step prints its outcome.  --jobspecs prints the jobspec of each
+ * allocation too, to replay one.  --no-hints has the matcher score every
+ * candidate (rp_matcher_set_hints): the same output, slower, which is
+ * how the policies' hints are checked against their operations.  Nothing is
+ * judged here: the output is the evidence.
  *
  * Uses only the public API, so that the same source builds against an
  * older librespol.
@@ -47,6 +52,14 @@
 #include "rng.h"
 
 #define MAXJOBS 512
+
+static bool show_jobspecs; /* --jobspecs */
+static bool no_hints;      /* --no-hints */
+
+/* Declared weak: the trace builds against a librespol older than it
+ * (scripts/compare-match), where --no-hints is refused. */
+extern void rp_matcher_set_hints (struct rp_matcher *m, bool on)
+    __attribute__ ((weak));
 
 struct cluster {
     int nodes, racks, sockets, cores, gpus, mem;
@@ -92,6 +105,8 @@ static void cluster_make (struct cluster *c, const struct rp_plugin *p)
         || !(c->m = rp_matcher_create (g, &e))
         || rp_matcher_set_policy (c->m, p, &e) < 0)
         die ("%s: %s", spec, e.text);
+    if (no_hints)
+        rp_matcher_set_hints (c->m, false);
 }
 
 /* --- jobspecs ------------------------------------------------------------ */
@@ -256,6 +271,8 @@ static void step_allocate (struct cluster *c)
     if (!R)
         printf ("alloc %s: %d %s\n", text, errno, e.text);
     else {
+        if (show_jobspecs)
+            printf ("jobspec %" PRIu64 ":\n%s", c->next_id, text);
         printf ("alloc %" PRIu64 ": ", c->next_id);
         print_R (R);
         if (c->njobs < MAXJOBS)
@@ -355,6 +372,8 @@ int main (int argc, char **argv)
         { "steps", required_argument, NULL, 'n' },
         { "policy", required_argument, NULL, 'P' },
         { "plugindir", required_argument, NULL, 'p' },
+        { "jobspecs", no_argument, NULL, 'j' },
+        { "no-hints", no_argument, NULL, 'H' },
         { NULL, 0, NULL, 0 },
     };
     const char *plugindir = getenv ("RESPOL_BUILD_MATCHDIR");
@@ -366,7 +385,8 @@ int main (int argc, char **argv)
 
     while ((opt = getopt_long (argc, argv, "", opts, NULL)) != -1) {
         if (opt == 's')
-            rng_state = strtoull (optarg, NULL, 10) | 1;
+            rng_state =
+                strtoull (optarg, NULL, 10) * UINT64_C (0x9E3779B97F4A7C15) + 1;
         else if (opt == 'c')
             clusters = atoi (optarg);
         else if (opt == 'n')
@@ -375,9 +395,16 @@ int main (int argc, char **argv)
             only = optarg;
         else if (opt == 'p')
             plugindir = optarg;
+        else if (opt == 'j')
+            show_jobspecs = true;
+        else if (opt == 'H' && !rp_matcher_set_hints)
+            die ("--no-hints: this librespol has no rp_matcher_set_hints");
+        else if (opt == 'H')
+            no_hints = true;
         else
             die ("usage: match-trace [--seed=N] [--clusters=N] [--steps=N] "
-                 "[--policy=NAME] [--plugindir=DIR]");
+                 "[--policy=NAME] [--plugindir=DIR] [--jobspecs] "
+                 "[--no-hints]");
     }
     cfg = bench_plugin_config (plugindir ? plugindir : "plugins/match/.libs",
                                names + 1, 5);

@@ -111,6 +111,8 @@ struct rp_gstate {
      * through the same node each time */
     uint32_t pos_v[POS_CACHE]; /* child + 1, 0: empty */
     uint32_t pos[POS_CACHE];
+    struct gindex **ix; /* classes of the children of a few parents */
+    size_t nix;
 };
 
 struct rp_graph {
@@ -231,5 +233,17 @@ void gstate_destroy (struct rp_gstate *s);
 /* v and all its ancestors up */
 bool gstate_path_up (const struct rp_gstate *s, rp_vertex_t v);
 void gstate_set_state (struct rp_gstate *s, rp_vertex_t v, uint8_t state);
+
+/* graph_index.c */
+struct gindex;
+/* The index of p's children, NULL when p has none. */
+struct gindex *gstate_index_of (const struct rp_gstate *s, rp_vertex_t p);
+/* v's counters, state or aggregates changed: its parent's index (if
+ * any) files it again before it is next read. */
+void gindex_touch (struct rp_gstate *s, rp_vertex_t v);
+void gindex_destroy_all (struct rp_gstate *s);
+/* The indexes agree with the state (gstate_check).  0, or -1 with the
+ * first child filed under the wrong class. */
+int gindex_check (const struct rp_gstate *s, rp_error_t *error);
 
 #endif

@@ -61,6 +61,7 @@ void gstate_destroy (struct rp_gstate *s)
     free (s->state);
     free (s->agg);
     free (s->blk);
+    gindex_destroy_all (s);
     free (s);
 }
 
@@ -281,6 +282,8 @@ static void add_up (struct rp_gstate *s, rp_vertex_t v, size_t t, int64_t d)
          p = parent_of (g, p)) {
         s->agg[(size_t)g->iidx[p] * ntypes (g) + t] += (uint64_t)d;
         blk_update (s, p, v, t, d);
+        if (s->nix)
+            gindex_touch (s, p);
         if (!st_up (s, p))
             break;
         v = p;
@@ -317,6 +320,8 @@ int gstate_take (struct rp_gstate *s, rp_vertex_t v, uint64_t amount,
             return -1;
         s->shared[v]++;
     }
+    if (s->nix)
+        gindex_touch (s, v);
     self_changed (s, v, f0);
     return 0;
 }
@@ -336,6 +341,8 @@ int gstate_put (struct rp_gstate *s, rp_vertex_t v, uint64_t amount,
             return -1;
         s->shared[v]--;
     }
+    if (s->nix)
+        gindex_touch (s, v);
     self_changed (s, v, f0);
     return 0;
 }
@@ -346,6 +353,8 @@ void gstate_set_state (struct rp_gstate *s, rp_vertex_t v, uint8_t state)
     size_t T = ntypes (g);
     bool was_up = st_up (s, v);
     uint64_t f0 = st_free (s, v);
+    if (s->nix)
+        gindex_touch (s, v);
     if (was_up == (state == RP_VERTEX_UP)) {
         s->state[v] = state;
         return;
@@ -601,6 +610,8 @@ int gstate_check (const struct rp_gstate *s, rp_error_t *error)
         }
     }
     rc = check_blocks (s, &r, error);
+    if (rc == 0)
+        rc = gindex_check (s, error);
 done:
     free (r.agg);
     free (r.blk);

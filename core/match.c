@@ -67,6 +67,59 @@ static int types_init (struct rp_matcher *m)
     return 0;
 }
 
+/* What the fast paths need to know of a parent with many children. */
+static void big_parent_init (const struct rp_graph *g, rp_vertex_t v,
+                             struct bigp *b)
+{
+    rp_vertex_t c = rp_graph_child_first (g, v);
+    int64_t last = -1;
+
+    *b = (struct bigp){ .v = v,
+                        .type = rp_graph_vertex_type_index (g, c),
+                        .targets = true,
+                        .ids_up = true };
+    for (; c != RP_VERTEX_NONE; c = rp_graph_child_next (g, c)) {
+        int64_t id = rp_graph_vertex_id (g, c);
+        if (rp_graph_vertex_type_index (g, c) != b->type)
+            b->type = -1;
+        if (!is_target (g, c))
+            b->targets = false;
+        if (id <= last)
+            b->ids_up = false;
+        last = id;
+    }
+}
+
+static int big_parents_init (struct rp_matcher *m)
+{
+    size_t n = 0;
+
+    for (rp_vertex_t v = 0; v < m->nvertices; v++)
+        n += rp_graph_nchildren (m->g, v) > BIG_PARENT;
+    if (n == 0)
+        return 0;
+    if (!(m->big = calloc (n, sizeof (*m->big))))
+        return -1;
+    for (rp_vertex_t v = 0; v < m->nvertices; v++)
+        if (rp_graph_nchildren (m->g, v) > BIG_PARENT)
+            big_parent_init (m->g, v, &m->big[m->nbig++]);
+    return 0;
+}
+
+struct bigp *match_big_parent (const struct rp_matcher *m, rp_vertex_t v)
+{
+    size_t lo = 0, hi = m->nbig;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->big[mid].v < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < m->nbig && m->big[lo].v == v ? &m->big[lo] : NULL;
+}
+
 struct rp_matcher *rp_matcher_create (struct rp_graph *g, rp_error_t *error)
 {
     struct rp_matcher *m;
@@ -85,7 +138,7 @@ struct rp_matcher *rp_matcher_create (struct rp_graph *g, rp_error_t *error)
     m->hepoch = calloc (m->nvertices + 1, sizeof (*m->hepoch));
     m->hrow = calloc (m->nvertices + 1, sizeof (*m->hrow));
     if (!m->mark || !m->where || !m->hepoch || !m->hrow || types_init (m) < 0
-        || !graph_live (g))
+        || big_parents_init (m) < 0 || !graph_live (g))
         goto nomem;
     return m;
 nomem:
@@ -129,6 +182,7 @@ void rp_matcher_destroy (struct rp_matcher *m)
         free (m->type_unit);
         free (m->type_target);
         free (m->type_inner);
+        free (m->big);
         json_decref (m->explanation);
         rp_idset_destroy (m->removed);
         rp_graph_destroy (m->g);
@@ -159,6 +213,12 @@ void rp_matcher_set_scheduling (struct rp_matcher *m, bool on)
 {
     if (m)
         m->nosched = !on;
+}
+
+void rp_matcher_set_hints (struct rp_matcher *m, bool on)
+{
+    if (m)
+        m->nohints = !on;
 }
 
 const char *rp_matcher_policy_name (const struct rp_matcher *m)

@@ -52,6 +52,18 @@ struct job {
     double expiration;
 };
 
+/* A vertex with more than BIG_PARENT children, and what the fast paths
+ * of match_walk.c need to know of them (match.c finds them). */
+#define BIG_PARENT 64
+
+struct bigp {
+    rp_vertex_t v;
+    int type;     /* of every child, -1 when they differ */
+    bool targets; /* every child is an execution target */
+    bool ids_up;  /* the children's ids (none -1) ascend with their handles */
+    bool indexed[2]; /* gstate_index made in the live / pristine state */
+};
+
 struct rp_matcher {
     struct rp_graph *g;
     const struct rp_plugin *policy;
@@ -59,6 +71,7 @@ struct rp_matcher {
     const struct rp_instance *inst; /* borrowed: rp_matcher_set_instance */
     bool explain;                   /* rp_matcher_set_explain */
     bool nosched;                   /* rp_matcher_set_scheduling off */
+    bool nohints;                   /* rp_matcher_set_hints off */
     json_t *explanation;            /* the last match's, or NULL */
     size_t nvertices;
     size_t ntypes;
@@ -71,6 +84,8 @@ struct rp_matcher {
     uint32_t *hepoch;       /* per vertex: epoch of its held row */
     uint32_t *hrow;         /* per vertex: its row in hrows */
     uint32_t epoch;
+    struct bigp *big; /* ascending vertices */
+    size_t nbig;
     struct job **jobs; /* ascending ids */
     size_t njobs;
     size_t jobcap;
@@ -140,6 +155,7 @@ struct req {
     struct rp_accum *acc;
     uint64_t limit;     /* stop the search at this many found */
     uint64_t avail;     /* pools: free units found */
+    bool in_order;      /* taken in walk order: the policy's order is it */
     struct mark *marks; /* after each unit found */
     size_t nmarks;
     size_t markcap;
@@ -225,6 +241,8 @@ static inline bool held (const struct rp_match *x, rp_vertex_t v)
 
 /* match.c */
 uint32_t match_new_epoch (struct rp_matcher *m);
+/* v's entry when it has more than BIG_PARENT children, else NULL. */
+struct bigp *match_big_parent (const struct rp_matcher *m, rp_vertex_t v);
 struct rp_accum *match_acc_get (struct rp_matcher *m);
 void match_acc_put (struct rp_matcher *m, struct rp_accum *a);
 const char *match_unit_or_default (const char *type, const char *unit);

@@ -194,6 +194,13 @@ static bool reordering (const struct rp_match *x)
     return x->ops.score || x->ops.order_candidates;
 }
 
+/* Whether q's candidates are found in a first pass, then sorted and taken
+ * again: not when they are taken in walk order (q->in_order). */
+static bool reorders (const struct rp_match *x, const struct req *q)
+{
+    return reordering (x) && !q->in_order;
+}
+
 /* The candidates pushed into q->acc, in order, after order_candidates.
  * Caller frees *v. */
 static int candidates_ordered (struct rp_match *x, struct req *q,
@@ -395,7 +402,7 @@ static int agg_fit (struct rp_match *x, const struct req *q, rp_vertex_t c)
     /* A slot target qualifies only where it gives at most one find (the
      * request's largest count is 1): a second find would be scored after
      * the first was taken, which the aggregates cannot show. */
-    if (!reordering (x) || (q->slot && (q->max != 1 || q->at_level))
+    if (!reorders (x, q) || (q->slot && (q->max != 1 || q->at_level))
         || !q->agg_ok || x->ops.prune)
         return -1;
     if ((q->agg_slot && !in_target)
@@ -452,9 +459,10 @@ static int candidate (struct rp_match *x, struct req *q, rp_vertex_t c,
      * could be taken, and a policy that scores every candidate would
      * otherwise place every slot the whole cluster can hold. */
     for (uint64_t here = 0; !q->slot ? here < 1 : here < q->max; here++) {
-        int64_t sc;
+        int64_t sc = 0;
         int rc;
-        if (score (x, c, &sc) < 0 || (rc = unit_place (x, q, c, pu)) < 0)
+        if ((!q->in_order && score (x, c, &sc) < 0)
+            || (rc = unit_place (x, q, c, pu)) < 0)
             return -1;
         if (rc == 0 && here == 0) {
             if (!q->slot && !available (x, q, c))
@@ -538,7 +546,7 @@ static int walk (struct rp_match *x, struct req *q, rp_vertex_t v, size_t pu)
 {
     int order = walk_order (x);
 
-    if (x->ops.score)
+    if (x->ops.score && !q->in_order)
         return walk_scored (x, q, v, pu);
     for (rp_vertex_t c =
              gstate_child_fit (x->s, v, RP_VERTEX_NONE, q->walk, order);
@@ -599,6 +607,230 @@ static bool root_request (const struct rp_match *x, const struct req *q,
            && rp_graph_vertex_type_index (x->g, at) == q->t;
 }
 
+/* --- the policy's order from the hints -------------------------------------
+ *
+ * Where the vertex `at` a request is placed in has more than BIG_PARENT
+ * children, all candidates of the request (the nodes of a cluster), a
+ * scoring policy would score every child.  The hints of rp_match_ops say
+ * what the scores are, so the order they give is known without them:
+ * - in walk order (RP_MATCH_SCORE_TARGETS_ZERO with target children,
+ *   RP_MATCH_SCORE_BY_ID with children whose ids ascend with their
+ *   handles): the first pass would find the candidates in the order it
+ *   then takes them, so they are taken as found, as first fit takes them,
+ *   and the search stops at the request's largest count;
+ * - by class (RP_MATCH_SCORE_BY_FREE): children that show the same free
+ *   amounts score the same, so one child per class of the index
+ *   (gstate_classes) is scored, and the members of the classes are taken
+ *   in descending score, lowest handle first among equal scores, which is
+ *   the order the first pass would sort them in.
+ * Either way a candidate's score does not depend on the candidates taken
+ * before it (their subtrees are disjoint, and the walk scores children
+ * before it enters any), and a candidate that does not fit is passed
+ * over, as the first pass passes it over; so the result is the one the
+ * first pass and its sort would give, at the cost of the candidates
+ * taken.  Not with an explanation asked (it counts every candidate),
+ * prune, pools, a slot found more than once per target (its later finds
+ * are scored after the earlier were taken) under a policy that orders by
+ * class, nor an order_candidates that may reorder. */
+
+enum { FAST_NONE = 0, FAST_IN_ORDER, FAST_BY_CLASS };
+
+static int fast_kind (const struct rp_match *x, const struct req *q,
+                      rp_vertex_t at)
+{
+    uint32_t hints = x->ops.hints;
+    const struct bigp *b;
+
+    if (!x->ops.score || x->m->explain || x->m->nohints || x->ops.prune
+        || q->pool
+        || (x->ops.order_candidates && !(hints & RP_MATCH_ORDER_GROUPS))
+        || !(b = match_big_parent (x->m, at))
+        || (q->slot ? !b->targets : b->type != q->t))
+        return FAST_NONE;
+    if ((hints & RP_MATCH_SCORE_TARGETS_ZERO) && b->targets)
+        return FAST_IN_ORDER;
+    if ((hints & RP_MATCH_SCORE_BY_ID) && b->ids_up
+        && x->ops.order == RP_MATCH_LOW)
+        return FAST_IN_ORDER;
+    if ((hints & RP_MATCH_SCORE_BY_FREE) && x->ops.order == RP_MATCH_LOW
+        && !(q->slot && q->max != 1))
+        return FAST_BY_CLASS;
+    return FAST_NONE;
+}
+
+/* Whether class representative c is a candidate of q that may fit: what
+ * the walk (child up, free aggregates) and availability test, all the
+ * same for every member of its class. */
+static bool class_fits (const struct rp_match *x, const struct req *q,
+                        rp_vertex_t c)
+{
+    if (!gstate_up (x->s, c))
+        return false;
+    for (size_t t = 0; t < x->m->ntypes; t++)
+        if (gstate_agg (x->s, c, (int)t) < q->need[t])
+            return false;
+    if (q->slot)
+        return true;
+    return q->exclusive ? gstate_idle (x->s, c) : gstate_used (x->s, c) == 0;
+}
+
+/* A member c of a class that fits, as candidate () tells it: passing
+ * the constraint, and unless q is a slot, of the ids asked and not held
+ * by this match (a slot is placed in a target this match may hold). */
+static bool member_ok (struct rp_match *x, const struct req *q, rp_vertex_t c)
+{
+    if (!q->slot && (held (x, c) || !id_ok (q, x->g, c)))
+        return false;
+    return constraint_ok (x, c)
+           && !(q->exclusive && !q->slot && !constraint_below (x, c));
+}
+
+struct scored {
+    size_t k; /* class */
+    int64_t sc;
+    rp_vertex_t top; /* its lowest member not yet taken off */
+};
+
+static int scored_cmp (const void *a, const void *b)
+{
+    const struct scored *x = a, *y = b;
+
+    if (x->sc != y->sc)
+        return x->sc > y->sc ? -1 : 1;
+    return (x->top > y->top) - (x->top < y->top);
+}
+
+/* The classes of at's children that fit q, scored (one score each),
+ * sorted: their number, or -1 (policy error, ENOMEM). */
+static ssize_t classes_scored (struct rp_match *x, struct req *q,
+                               rp_vertex_t at, struct scored **out)
+{
+    size_t n = gstate_classes (x->s, at), m = 0;
+    struct scored *a = calloc (n + 1, sizeof (*a));
+
+    if (!a)
+        return match_nomem (x);
+    for (size_t k = 0; k < n; k++) {
+        rp_vertex_t c = gstate_class_first (x->s, at, k);
+        if (c == RP_VERTEX_NONE || !class_fits (x, q, c))
+            continue;
+        a[m] = (struct scored){ .k = k, .top = c };
+        if (score (x, c, &a[m].sc) < 0) {
+            free (a);
+            return -1;
+        }
+        m++;
+    }
+    qsort (a, m, sizeof (*a), scored_cmp);
+    *out = a;
+    return (ssize_t)m;
+}
+
+/* The next candidate in the policy's order: the lowest member among the
+ * classes of the best score left, taken off its class. */
+static rp_vertex_t next_by_class (struct rp_match *x, rp_vertex_t at,
+                                  struct scored *a, size_t n, size_t *first)
+{
+    size_t best = SIZE_MAX;
+    rp_vertex_t c;
+
+    while (*first < n && a[*first].top == RP_VERTEX_NONE)
+        (*first)++;
+    for (size_t i = *first; i < n && a[i].sc == a[*first].sc; i++)
+        if (a[i].top != RP_VERTEX_NONE
+            && (best == SIZE_MAX || a[i].top < a[best].top))
+            best = i;
+    if (best == SIZE_MAX)
+        return RP_VERTEX_NONE;
+    c = gstate_class_pop (x->s, at, a[best].k);
+    a[best].top = gstate_class_first (x->s, at, a[best].k);
+    return c;
+}
+
+/* The index of at's children in the state of this run (made the first
+ * time): false when there is none to use. */
+static bool class_index (struct rp_match *x, rp_vertex_t at)
+{
+    struct bigp *b = match_big_parent (x->m, at);
+    int which = x->sat ? 1 : 0;
+
+    if (!b->indexed[which] && gstate_index (x->s, at) == 0)
+        b->indexed[which] = true;
+    return b->indexed[which];
+}
+
+/* FAST_BY_CLASS: q's candidates below at taken in the policy's order
+ * until its largest count is found: 0, -1 error, -2 no index to use. */
+static int place_by_class (struct rp_match *x, struct req *q, rp_vertex_t at,
+                           size_t pu)
+{
+    struct scored *a = NULL;
+    size_t first = 0;
+    ssize_t n;
+    rp_vertex_t c;
+    int rc = 0;
+
+    if (!class_index (x, at) || gstate_classes (x->s, at) == 0)
+        return -2;
+    if ((n = classes_scored (x, q, at, &a)) < 0)
+        return -1;
+    while (x->found < q->max
+           && (c = next_by_class (x, at, a, (size_t)n, &first))
+                  != RP_VERTEX_NONE) {
+        if (!member_ok (x, q, c))
+            continue;
+        if ((rc = unit_place (x, q, c, pu)) < 0)
+            break;
+        if (rc == 0)
+            continue;
+        if (q->nmarks == q->markcap
+            && match_grow ((void **)&q->marks, &q->markcap, sizeof (*q->marks))
+                   < 0) {
+            rc = match_nomem (x);
+            break;
+        }
+        q->marks[q->nmarks++] = mark_get (x);
+        x->found++;
+    }
+    gstate_class_restore (x->s, at);
+    free (a);
+    return rc < 0 ? -1 : 0;
+}
+
+/* Find q's candidates below at (or at it), from mark mk: W_GO / W_STOP,
+ * or -1.  true in *taken when they were taken in the policy's order (no
+ * first pass). */
+static int find_units (struct rp_match *x, struct req *q, rp_vertex_t at,
+                       size_t pu, bool here, struct mark mk, bool *taken)
+{
+    int kind = here ? FAST_NONE : fast_kind (x, q, at);
+    size_t filtered = x->filtered;
+    int rc;
+
+    *taken = false;
+    if (kind == FAST_BY_CLASS && (rc = place_by_class (x, q, at, pu)) != -2) {
+        /* A failure's reason says whether the constraint refused any
+         * candidate the walk looked at: only the walk knows. */
+        if (rc < 0 || x->found >= q->min || !x->constraint) {
+            *taken = true;
+            return rc;
+        }
+        match_rollback (x, mk);
+        x->found = 0;
+        q->nmarks = 0;
+    }
+    x->filtered = filtered;
+    if (kind == FAST_IN_ORDER) {
+        q->in_order = true;
+        q->limit = q->max;
+        rc = walk (x, q, at, pu);
+        q->in_order = false;
+        *taken = true;
+        return rc;
+    }
+    return here ? candidate (x, q, at, pu) : walk (x, q, at, pu);
+}
+
 /* Vertices and slots: 1 placed, 0 not, -1 error. */
 static int units_place (struct rp_match *x, struct req *q, rp_vertex_t at,
                         size_t pu)
@@ -607,14 +839,14 @@ static int units_place (struct rp_match *x, struct req *q, rp_vertex_t at,
     bool here = q->at_level
                 || (q->slot && rp_graph_target (x->g, at) != RP_VERTEX_NONE)
                 || root_request (x, q, at);
+    bool taken;
     uint64_t n;
     int rc;
 
     q->limit = search_limit (x, q->max);
-    rc = here ? candidate (x, q, at, pu) : walk (x, q, at, pu);
-    if (rc < 0)
+    if ((rc = find_units (x, q, at, pu, here, mk, &taken)) < 0)
         return -1;
-    if (reordering (x)) {
+    if (reordering (x) && !taken) {
         match_rollback (x, mk);
         if (retake (x, q, pu) < 0)
             return -1;

@@ -21,6 +21,7 @@
 #include "core/graph_bounds.c"
 #include "core/graph_finalize.c"
 #include "core/graph_generate.c"
+#include "core/graph_index.c"
 #include "core/graph_state.c"
 #include "core/graph_walk.c"
 
@@ -953,7 +954,8 @@ static void test_scheduling_text (void)
     struct rp_rset *u = R ? rp_rset_union (R, R, NULL) : NULL;
     json_t *tree = R ? rp_rset_to_json (R) : NULL;
     char *text = R ? rp_rset_encode (R, 0) : NULL;
-    char *dumped = tree ? json_dumps (tree, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    char *dumped =
+        tree ? json_dumps (tree, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     char *s1 = copy ? rp_rset_encode (copy, 0) : NULL;
     char *s2 = u ? rp_rset_encode (u, 0) : NULL;
     const struct rp_graph *g = rp_matcher_graph (m);
@@ -975,9 +977,10 @@ static void test_scheduling_text (void)
     ok (s2 && text && !strcmp (s2, text), "scheduling text: so does a union");
     ok (R && want && json_equal ((json_t *)rp_rset_scheduling (R), want),
         "scheduling text: reads back as rp_graph_subgraph_jgf of the node");
-    ok (R && json_object_get (json_object_get (
-                                  (json_t *)rp_rset_scheduling (R), "graph"),
-                              "nodes"),
+    ok (R
+            && json_object_get (
+                json_object_get ((json_t *)rp_rset_scheduling (R), "graph"),
+                "nodes"),
         "scheduling text: rp_rset_scheduling reads it as a tree");
     ok (copy && rp_rset_set_scheduling (copy, NULL) == 0
             && !rp_rset_scheduling (copy),
@@ -1270,6 +1273,108 @@ static void test_policies (void)
     }
 }
 
+/* Scores that the hints describe: by free amounts (best fit on cores),
+ * -(id), and 0 at targets (else the free cores). */
+static int hinted_calls;
+
+static int hint_free (struct rp_plugin *p, const struct rp_match *m,
+                      rp_vertex_t v, int64_t *score)
+{
+    int core = rp_graph_type_index (rp_match_graph (m), "core");
+
+    (void)p;
+    hinted_calls++;
+    *score = -(int64_t)rp_match_subtree_free (m, v, core);
+    return 0;
+}
+
+static int hint_id (struct rp_plugin *p, const struct rp_match *m,
+                    rp_vertex_t v, int64_t *score)
+{
+    int64_t id = rp_graph_vertex_id (rp_match_graph (m), v);
+
+    (void)p;
+    hinted_calls++;
+    *score = id >= 0 ? -id : INT64_MIN;
+    return 0;
+}
+
+static int hint_zero (struct rp_plugin *p, const struct rp_match *m,
+                      rp_vertex_t v, int64_t *score)
+{
+    const struct rp_graph *g = rp_match_graph (m);
+    int core = rp_graph_type_index (g, "core");
+
+    (void)p;
+    hinted_calls++;
+    *score = rp_graph_target (g, v) == v
+                 ? 0
+                 : (int64_t)rp_match_subtree_free (m, v, core);
+    return 0;
+}
+
+/* On 200 nodes, a policy whose hints say what its score is scores a few
+ * vertices per allocation, not every node, and places every job where
+ * scoring every candidate (rp_matcher_set_hints off) places it. */
+static void test_hints (void)
+{
+    static const struct {
+        const char *name;
+        int (*score) (struct rp_plugin *, const struct rp_match *, rp_vertex_t,
+                      int64_t *);
+        uint32_t hints;
+    } pol[] = {
+        { "by free", hint_free, RP_MATCH_SCORE_BY_FREE },
+        { "by id", hint_id, RP_MATCH_SCORE_BY_ID },
+        { "targets zero", hint_zero, RP_MATCH_SCORE_TARGETS_ZERO },
+    };
+    const char *res[] = { L (SLOT ("1", CORE ("3"))),
+                          L (XNODE ("1", SLOT ("1", CORE ("1")))),
+                          L (NODE ("2", SLOT ("1", CORE ("2")))) };
+
+    for (size_t i = 0; i < sizeof (pol) / sizeof (pol[0]); i++) {
+        struct rp_plugin p = { .instance = "hinted", .kind = RP_PLUGIN_MATCH };
+        struct rp_matcher *m[2] = { matcher ("nodes=200,sockets=2,cores=4"),
+                                    matcher ("nodes=200,sockets=2,cores=4") };
+        int calls[2] = { 0, 0 };
+        bool same = true;
+
+        p.match = (struct rp_match_ops){ .size = sizeof (p.match),
+                                         .score = pol[i].score,
+                                         .hints = pol[i].hints };
+        rp_matcher_set_policy (m[0], &p, NULL);
+        rp_matcher_set_policy (m[1], &p, NULL);
+        rp_matcher_set_hints (m[1], false);
+        for (uint64_t id = 1; id <= 120; id++) {
+            struct rp_jobspec *js = jobspec (res[id % 3], NULL, 0);
+            char out[2][512];
+            for (int k = 0; k < 2; k++) {
+                struct rp_rset *R;
+                hinted_calls = 0;
+                R = rp_matcher_allocate (m[k], id, js, 0, NULL);
+                calls[k] += hinted_calls;
+                if (R)
+                    summary (R, out[k], sizeof (out[k]));
+                else
+                    snprintf (out[k], sizeof (out[k]), "errno %d", errno);
+                rp_rset_destroy (R);
+                if (id % 5 == 0)
+                    rp_matcher_free (m[k], id - 3, NULL);
+            }
+            same = same && !strcmp (out[0], out[1]);
+            rp_jobspec_destroy (js);
+        }
+        ok (same && rp_matcher_check (m[0], NULL) == 0,
+            "hints %s: 120 jobs placed as scoring every candidate places them",
+            pol[i].name);
+        ok (calls[1] > 120 * 200 && calls[0] < calls[1] / 10,
+            "hints %s: %d scores, %d without the hints", pol[i].name, calls[0],
+            calls[1]);
+        rp_matcher_destroy (m[0]);
+        rp_matcher_destroy (m[1]);
+    }
+}
+
 /* With a policy that scores, the first pass decides from the aggregates
  * whether a node whose request holds only slots and leaf types fits: the
  * cores below the nodes it does not retake (ranks 0 and 1: the fake
@@ -1511,8 +1616,9 @@ static void test_explain (void)
             && !json_object_get (o, "reason")
             && json_array_size (json_object_get (o, "requests")) == 3,
         "explain: allocated, three requests");
-    ok (r0 && !strcmp (json_string_value (json_object_get (r0, "request")),
-                       "node")
+    ok (r0
+            && !strcmp (json_string_value (json_object_get (r0, "request")),
+                        "node")
             && !strcmp (json_string_value (json_object_get (r0, "count")), "2")
             && json_integer_value (json_object_get (r0, "taken")) == 2
             && json_integer_value (json_object_get (r0, "in_graph")) == 2,
@@ -1548,6 +1654,7 @@ int main (void)
     test_zero_count ();
     test_determinism ();
     test_policies ();
+    test_hints ();
     test_first_pass ();
     test_accessors ();
     test_held ();
