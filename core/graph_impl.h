@@ -111,8 +111,9 @@ struct rp_gstate {
      * through the same node each time */
     uint32_t pos_v[POS_CACHE]; /* child + 1, 0: empty */
     uint32_t pos[POS_CACHE];
-    struct gindex **ix; /* classes of the children of a few parents */
-    size_t nix;
+    struct gindex **ix; /* classes of the children of some parents,
+                         * ascending parents */
+    size_t nix, ixcap;
 };
 
 struct rp_graph {

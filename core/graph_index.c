@@ -7,6 +7,9 @@
  * takes the members of the best classes in handle order.  A cluster of
  * 16,384 nodes filled by a stream of jobs shows a few tens of classes.
  *
+ * The indexes of a state are kept in ascending parents (found by binary
+ * search: one per node where nodes have many cores).
+ *
  * Per indexed parent: each child's class and its place in the class's
  * min-heap of child positions (lowest handle on top), a hash table of
  * the classes by key, and the children whose key may have changed since
@@ -85,6 +88,22 @@ static void key_of (const struct rp_gstate *s, rp_vertex_t c, uint64_t *key)
     key[2] = g->v[c].size;
     for (size_t t = 0; t < T; t++)
         key[3 + t] = st_agg (s, c, t);
+}
+
+bool gstate_shows_same (const struct rp_gstate *s, rp_vertex_t a,
+                        rp_vertex_t b)
+{
+    const struct rp_graph *g = s->g;
+
+    if (g->v[a].type != g->v[b].type || s->state[a] != s->state[b]
+        || (s->shared[a] > 0) != (s->shared[b] > 0)
+        || gstate_idle (s, a) != gstate_idle (s, b) || s->used[a] != s->used[b]
+        || g->v[a].size != g->v[b].size)
+        return false;
+    for (size_t t = 0; t < ntypes (g); t++)
+        if (st_agg (s, a, t) != st_agg (s, b, t))
+            return false;
+    return true;
 }
 
 /* --- heaps of child positions ------------------------------------------ */
@@ -258,12 +277,26 @@ static int index_build (const struct rp_gstate *s, struct gindex *x)
     return 0;
 }
 
+/* Where p's index is or goes in s->ix (ascending parents). */
+static size_t index_slot (const struct rp_gstate *s, rp_vertex_t p)
+{
+    size_t lo = 0, hi = s->nix;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->ix[mid]->p < p)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 struct gindex *gstate_index_of (const struct rp_gstate *s, rp_vertex_t p)
 {
-    for (size_t i = 0; i < s->nix; i++)
-        if (s->ix[i]->p == p)
-            return s->ix[i];
-    return NULL;
+    size_t i = index_slot (s, p);
+
+    return i < s->nix && s->ix[i]->p == p ? s->ix[i] : NULL;
 }
 
 int gstate_index (struct rp_gstate *s, rp_vertex_t p)
@@ -271,15 +304,20 @@ int gstate_index (struct rp_gstate *s, rp_vertex_t p)
     const struct rp_graph *g = s->g;
     struct gindex *x, **ix;
     uint32_t n;
+    size_t i;
 
     if (gstate_index_of (s, p))
         return 0;
     n = nkids (g, p);
-    if (!(ix = realloc (s->ix, (s->nix + 1) * sizeof (*ix)))) {
-        errno = ENOMEM;
-        return -1;
+    if (s->nix == s->ixcap) {
+        size_t cap = s->ixcap ? 2 * s->ixcap : 4;
+        if (!(ix = realloc (s->ix, cap * sizeof (*ix)))) {
+            errno = ENOMEM;
+            return -1;
+        }
+        s->ix = ix;
+        s->ixcap = cap;
     }
-    s->ix = ix;
     if (!(x = calloc (1, sizeof (*x))))
         goto nomem;
     x->p = p;
@@ -297,7 +335,10 @@ int gstate_index (struct rp_gstate *s, rp_vertex_t p)
         free (x);
         goto nomem;
     }
-    s->ix[s->nix++] = x;
+    i = index_slot (s, p);
+    memmove (&s->ix[i + 1], &s->ix[i], (s->nix - i) * sizeof (*s->ix));
+    s->ix[i] = x;
+    s->nix++;
     return 0;
 nomem:
     errno = ENOMEM;
@@ -312,7 +353,7 @@ void gindex_destroy_all (struct rp_gstate *s)
     }
     free (s->ix);
     s->ix = NULL;
-    s->nix = 0;
+    s->nix = s->ixcap = 0;
 }
 
 void gindex_touch (struct rp_gstate *s, rp_vertex_t v)

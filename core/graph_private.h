@@ -85,6 +85,9 @@ rp_vertex_t gstate_child_fit (const struct rp_gstate *s, rp_vertex_t parent,
  * every member taken off.  Between a pop and the restore, the members
  * are read as they were filed (the state may change meanwhile). */
 int gstate_index (struct rp_gstate *s, rp_vertex_t p);
+/* Whether a and b show the same: they would be in one class. */
+bool gstate_shows_same (const struct rp_gstate *s, rp_vertex_t a,
+                        rp_vertex_t b);
 size_t gstate_classes (struct rp_gstate *s, rp_vertex_t p);
 rp_vertex_t gstate_class_first (const struct rp_gstate *s, rp_vertex_t p,
                                 size_t k);

@@ -623,6 +623,10 @@ static bool root_request (const struct rp_match *x, const struct req *q,
  *   (gstate_classes) is scored, and the members of the classes are taken
  *   in descending score, lowest handle first among equal scores, which is
  *   the order the first pass would sort them in.
+ * Below any vertex, when the children the walk visits are all candidates
+ * (the cores of a node) and the hints say they score in walk order (ids
+ * ascending, or all that may hold a unit showing the same), they are
+ * taken in walk order too (children_in_order: one pass over them).
  * Either way a candidate's score does not depend on the candidates taken
  * before it (their subtrees are disjoint, and the walk scores children
  * before it enters any), and a candidate that does not fit is passed
@@ -635,18 +639,56 @@ static bool root_request (const struct rp_match *x, const struct req *q,
 
 enum { FAST_NONE = 0, FAST_IN_ORDER, FAST_BY_CLASS };
 
-static int fast_kind (const struct rp_match *x, const struct req *q,
-                      rp_vertex_t at)
+static bool class_fits (const struct rp_match *x, const struct req *q,
+                        rp_vertex_t c);
+
+/* Whether every child of at the walk visits for q (not a slot) is a
+ * candidate, with no level between, in the order the hints give: ids
+ * ascending (RP_MATCH_SCORE_BY_ID), or every one that may hold a unit
+ * showing the same as the others (RP_MATCH_SCORE_BY_FREE: the same
+ * score, so walk order).  The cores of a node: O(children), no score. */
+static bool children_in_order (struct rp_match *x, const struct req *q,
+                               rp_vertex_t at)
+{
+    int order = walk_order (x);
+    bool by_id = x->ops.hints & RP_MATCH_SCORE_BY_ID;
+    bool by_free = x->ops.hints & RP_MATCH_SCORE_BY_FREE;
+    rp_vertex_t first = RP_VERTEX_NONE;
+    int64_t last = -1;
+
+    if (q->slot || x->ops.order != RP_MATCH_LOW)
+        return false;
+    for (rp_vertex_t c = gstate_child_fit (x->s, at, RP_VERTEX_NONE, q->walk,
+                                           order);
+         c != RP_VERTEX_NONE && (by_id || by_free);
+         c = gstate_child_fit (x->s, at, c, q->walk, order)) {
+        int64_t id = rp_graph_vertex_id (x->g, c);
+        if (rp_graph_vertex_type_index (x->g, c) != q->t)
+            return false;
+        by_id = by_id && id > last;
+        last = id;
+        if (!by_free || !class_fits (x, q, c))
+            continue;
+        if (first == RP_VERTEX_NONE)
+            first = c;
+        else
+            by_free = gstate_shows_same (x->s, first, c);
+    }
+    return by_id || by_free;
+}
+
+static int fast_kind (struct rp_match *x, const struct req *q, rp_vertex_t at)
 {
     uint32_t hints = x->ops.hints;
     const struct bigp *b;
 
     if (!x->ops.score || x->m->explain || x->m->nohints || x->ops.prune
         || q->pool
-        || (x->ops.order_candidates && !(hints & RP_MATCH_ORDER_GROUPS))
-        || !(b = match_big_parent (x->m, at))
-        || (q->slot ? !b->targets : b->type != q->t))
+        || (x->ops.order_candidates && !(hints & RP_MATCH_ORDER_GROUPS)))
         return FAST_NONE;
+    if (!(b = match_big_parent (x->m, at))
+        || (q->slot ? !b->targets : b->type != q->t))
+        return children_in_order (x, q, at) ? FAST_IN_ORDER : FAST_NONE;
     if ((hints & RP_MATCH_SCORE_TARGETS_ZERO) && b->targets)
         return FAST_IN_ORDER;
     if ((hints & RP_MATCH_SCORE_BY_ID) && b->ids_up

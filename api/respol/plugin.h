@@ -374,7 +374,10 @@ struct rp_match_ops {
  * in has many children (more than 64) that are all candidates of the
  * request, the host keeps an index of them and uses these instead of
  * scoring every child; a match then costs about the same at any number
- * of children.
+ * of children.  Where the children the request may take are all its
+ * candidates and the hints say they score in walk order (ids ascending,
+ * or all showing the same, as the free cores of a node), the host takes
+ * them in that order without scoring them.
  *
  * RP_MATCH_SCORE_BY_FREE: score (v) depends only on the request being
  *   placed (rp_match_request, rp_match_request_type, rp_match_unit_need,

@@ -304,7 +304,9 @@ static struct rp_matcher *matcher (const char *spec)
         g = graph_build (switch_graph);
     else if (strcmp (spec, "storage") == 0)
         g = graph_build (storage_graph);
-    else if (!(g = rp_graph_generate (spec, &e)))
+    else if (spec[0] == '{' && !(g = rp_graph_decode_rset (spec, &e)))
+        BAIL_OUT ("rp_graph_decode_rset: %s", e.text);
+    else if (spec[0] != '{' && !(g = rp_graph_generate (spec, &e)))
         BAIL_OUT ("rp_graph_generate %s: %s", spec, e.text);
     if (!(m = rp_matcher_create (g, &e)))
         BAIL_OUT ("rp_matcher_create: %s", e.text);
@@ -1275,7 +1277,16 @@ static void test_policies (void)
 
 /* Scores that the hints describe: by free amounts (best fit on cores),
  * -(id), and 0 at targets (else the free cores). */
-static int hinted_calls;
+static int hinted_calls, core_calls;
+
+static void count_call (const struct rp_match *m, rp_vertex_t v)
+{
+    const struct rp_graph *g = rp_match_graph (m);
+
+    hinted_calls++;
+    core_calls += rp_graph_vertex_type_index (g, v)
+                  == rp_graph_type_index (g, "core");
+}
 
 static int hint_free (struct rp_plugin *p, const struct rp_match *m,
                       rp_vertex_t v, int64_t *score)
@@ -1283,7 +1294,7 @@ static int hint_free (struct rp_plugin *p, const struct rp_match *m,
     int core = rp_graph_type_index (rp_match_graph (m), "core");
 
     (void)p;
-    hinted_calls++;
+    count_call (m, v);
     *score = -(int64_t)rp_match_subtree_free (m, v, core);
     return 0;
 }
@@ -1294,7 +1305,7 @@ static int hint_id (struct rp_plugin *p, const struct rp_match *m,
     int64_t id = rp_graph_vertex_id (rp_match_graph (m), v);
 
     (void)p;
-    hinted_calls++;
+    count_call (m, v);
     *score = id >= 0 ? -id : INT64_MIN;
     return 0;
 }
@@ -1306,7 +1317,7 @@ static int hint_zero (struct rp_plugin *p, const struct rp_match *m,
     int core = rp_graph_type_index (g, "core");
 
     (void)p;
-    hinted_calls++;
+    count_call (m, v);
     *score = rp_graph_target (g, v) == v
                  ? 0
                  : (int64_t)rp_match_subtree_free (m, v, core);
@@ -1315,8 +1326,10 @@ static int hint_zero (struct rp_plugin *p, const struct rp_match *m,
 
 /* On 200 nodes, a policy whose hints say what its score is scores a few
  * vertices per allocation, not every node, and places every job where
- * scoring every candidate (rp_matcher_set_hints off) places it. */
-static void test_hints (void)
+ * scoring every candidate (rp_matcher_set_hints off) places it.  Where
+ * the cores are a node's children (R) and tie (by free) or ascend (by
+ * id), it scores none of them. */
+static void test_hints_on (const char *shape, const char *spec)
 {
     static const struct {
         const char *name;
@@ -1334,9 +1347,8 @@ static void test_hints (void)
 
     for (size_t i = 0; i < sizeof (pol) / sizeof (pol[0]); i++) {
         struct rp_plugin p = { .instance = "hinted", .kind = RP_PLUGIN_MATCH };
-        struct rp_matcher *m[2] = { matcher ("nodes=200,sockets=2,cores=4"),
-                                    matcher ("nodes=200,sockets=2,cores=4") };
-        int calls[2] = { 0, 0 };
+        struct rp_matcher *m[2] = { matcher (spec), matcher (spec) };
+        int calls[2] = { 0, 0 }, cores[2] = { 0, 0 };
         bool same = true;
 
         p.match = (struct rp_match_ops){ .size = sizeof (p.match),
@@ -1350,9 +1362,10 @@ static void test_hints (void)
             char out[2][512];
             for (int k = 0; k < 2; k++) {
                 struct rp_rset *R;
-                hinted_calls = 0;
+                hinted_calls = core_calls = 0;
                 R = rp_matcher_allocate (m[k], id, js, 0, NULL);
                 calls[k] += hinted_calls;
+                cores[k] += core_calls;
                 if (R)
                     summary (R, out[k], sizeof (out[k]));
                 else
@@ -1365,14 +1378,29 @@ static void test_hints (void)
             rp_jobspec_destroy (js);
         }
         ok (same && rp_matcher_check (m[0], NULL) == 0,
-            "hints %s: 120 jobs placed as scoring every candidate places them",
-            pol[i].name);
+            "hints %s, %s: 120 jobs placed as scoring every candidate places "
+            "them",
+            pol[i].name, shape);
         ok (calls[1] > 120 * 200 && calls[0] < calls[1] / 10,
-            "hints %s: %d scores, %d without the hints", pol[i].name, calls[0],
-            calls[1]);
+            "hints %s, %s: %d scores, %d without the hints", pol[i].name,
+            shape, calls[0], calls[1]);
+        if (spec[0] == '{' && pol[i].hints != RP_MATCH_SCORE_TARGETS_ZERO)
+            ok (cores[0] == 0 && cores[1] > 120 * 8,
+                "hints %s, %s: no core scored (%d without the hints)",
+                pol[i].name, shape, cores[1]);
         rp_matcher_destroy (m[0]);
         rp_matcher_destroy (m[1]);
     }
+}
+
+static void test_hints (void)
+{
+    test_hints_on ("sockets", "nodes=200,sockets=2,cores=4");
+    test_hints_on ("cores in nodes",
+                   "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":"
+                   "\"0-199\",\"children\":{\"core\":\"0-7\",\"gpu\":"
+                   "\"0-1\"}}],\"starttime\":0,\"expiration\":0,"
+                   "\"nodelist\":[\"n[0-199]\"]}}");
 }
 
 /* With a policy that scores, the first pass decides from the aggregates
