@@ -48,10 +48,11 @@
  * the stream and with none; the table gives the CPU time of the child
  * (wait4: user and system; respol: the least of three runs) without the
  * stream (the load) and per command of the stream (the difference over
- * the commands), plus the mean of
- * respol's own --timing per match.  Fluxion loads the graph three times
- * per size (the least counts, for every policy) and runs as many commands
- * of the stream as fit in --budget (at least 10).  Every command must have
+ * the commands), plus the mean of the match's own time (respol's
+ * --timing, Fluxion's -e: wall time).  Fluxion's baseline makes one
+ * match (its first costs more than the next), three times per size (the
+ * least counts, for every policy), and it runs as many commands of the
+ * stream as fit in --budget (at least 11).  Every command must have
  * allocated (one R per command in the output), else the program exits 1.
  *
  * Plugins: DIR is $RESPOL_BUILD_MATCHDIR, else plugins/match/.libs of the
@@ -462,7 +463,8 @@ static const char *first_line (const char *path)
     return line[0] ? line : "no message";
 }
 
-/* Run argv, standard input from in, output to out and err: the child's
+/* Run argv, standard input from in, output to out and err (both to out
+ * when they are the same file): the child's
  * CPU time (user and system).  Dies unless it exits 0. */
 static double run_child (char *const argv[], const char *in, const char *out,
                          const char *err)
@@ -477,7 +479,9 @@ static double run_child (char *const argv[], const char *in, const char *out,
     if (pid == 0) {
         int fi = open (in, O_RDONLY);
         int fo = open (out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        int fe = open (err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int fe = strcmp (out, err)
+                     ? open (err, O_WRONLY | O_CREAT | O_TRUNC, 0600)
+                     : fo;
         /* in bench_dir: commands name the jobspec without its path,
          * which may hold spaces */
         if (fi >= 0 && fo >= 0 && fe >= 0 && chdir (bench_dir) == 0
@@ -528,7 +532,8 @@ static long count_R (const char *path)
     return n;
 }
 
-/* The mean of respol's --timing lines ("...: 0.000004 s") in us. */
+/* The mean in us of respol's --timing lines ("...: 0.000004 s") or of
+ * Fluxion's -e lines ("INFO: ELAPSE=0.000394"). */
 static double timing_mean (const char *path)
 {
     FILE *f = fopen (path, "r");
@@ -540,7 +545,11 @@ static double timing_mean (const char *path)
         die ("cannot read %s: %s", path, strerror (errno));
     while (fgets (line, sizeof (line), f)) {
         const char *colon = strrchr (line, ':');
-        if (colon && sscanf (colon + 1, " %lf s", &t) == 1) {
+        const char *elapse = strstr (line, "ELAPSE=");
+        int end = 0;
+        if ((elapse && sscanf (elapse + 7, "%lf", &t) == 1)
+            || (!elapse && colon
+                && sscanf (colon + 1, " %lf s%n", &t, &end) == 1 && end > 0)) {
             sum += t;
             n++;
         }
@@ -552,13 +561,14 @@ static double timing_mean (const char *path)
 struct qrun {
     double load; /* CPU seconds, no command */
     double us;   /* CPU us per command */
-    double match_us; /* respol: its --timing per match */
+    double match_us; /* respol's --timing, Fluxion's -e, per match */
     long n;      /* commands */
 };
 
 /* One tool (respol when fluxion is NULL, else Fluxion's policy fluxion)
- * with no command (unless load is known, >= 0), then with n (none: the
- * load only), each the least of reps runs; checks one R per command. */
+ * with no command (Fluxion: one, as its first match costs more than the
+ * next; unless load is known, >= 0), then with n (none: the load only),
+ * each the least of reps runs; checks one R per command. */
 static struct qrun query_tool (const char *policy, const char *fluxion,
                                const char *Rpath, long n, double load,
                                int reps)
@@ -571,8 +581,9 @@ static struct qrun query_tool (const char *policy, const char *fluxion,
                             "--timing", NULL };
     char *rq_argv[] = { (char *)rq_path, "-L", (char *)Rpath, "-f", "rv1exec",
                         "-F", "rv1_nosched", "-P", (char *)fluxion, "-d",
-                        "-t", out, NULL };
+                        "-e", "-t", out, NULL };
     char *const *argv = fluxion ? rq_argv : respol_argv;
+    long base = fluxion ? 1 : 0; /* commands of the baseline run */
     struct qrun r = { .load = load, .n = n };
     double cpu;
     long got;
@@ -583,26 +594,26 @@ static struct qrun query_tool (const char *policy, const char *fluxion,
     snprintf (cfg, sizeof (cfg), "--config=%s/respol.yaml", bench_dir);
     snprintf (pol, sizeof (pol), "--policy=%s", policy);
     if (r.load < 0) {
-        write_commands (cmds, "", 0);
-        r.load = run_min (argv, cmds, fluxion ? "/dev/null" : out, err, reps);
+        write_commands (cmds, "job.yaml", base);
+        r.load = run_min (argv, cmds, fluxion ? err : out, err, reps);
         (void)unlink (out);
     }
     if (n == 0)
         return r;
     write_commands (cmds, "job.yaml", n);
     (void)unlink (out); /* Fluxion writes R to it (-t) */
-    cpu = run_min (argv, cmds, fluxion ? "/dev/null" : out, err, reps);
+    cpu = run_min (argv, cmds, fluxion ? err : out, err, reps);
     if ((got = count_R (out)) != n)
         die ("%s -P %s: %ld of %ld commands allocated (%s)",
              fluxion ? rq_path : respol_path, fluxion ? fluxion : policy, got,
              n, first_line (err));
-    r.us = (cpu - r.load) / (double)n * 1e6;
-    r.match_us = fluxion ? 0 : timing_mean (err);
+    r.us = (cpu - r.load) / (double)(n - base) * 1e6;
+    r.match_us = timing_mean (err);
     return r;
 }
 
-/* Fluxion: ten commands, then as many as fit in the budget; *load its
- * load (the least of three), measured the first time. */
+/* Fluxion: eleven commands, then as many as fit in the budget; *load its
+ * load with one command (the least of three), measured the first time. */
 static struct qrun query_fluxion (const char *policy, const char *Rpath,
                                   long most, double *load)
 {
@@ -611,12 +622,12 @@ static struct qrun query_fluxion (const char *policy, const char *Rpath,
 
     if (*load < 0)
         *load = query_tool (policy, policy, Rpath, 0, -1, 3).load;
-    r = query_tool (policy, policy, Rpath, 10, *load, 1);
+    r = query_tool (policy, policy, Rpath, 11, *load, 1);
     n = r.us > 0 ? (long)(budget * 1e6 / r.us) : most;
 
     if (n > most)
         n = most;
-    if (n > 10)
+    if (n > 11)
         r = query_tool (policy, policy, Rpath, n, r.load, 1);
     return r;
 }
@@ -640,10 +651,10 @@ static void query_size (int nodes, const struct policy *pol, int npol)
                 r.load * 1e3, r.us, r.match_us);
         if (fp) {
             struct qrun f = query_fluxion (fp, Rpath, n, &fluxion_load);
-            printf (" %.1f | %.1f (%ld) | %.1fx |\n", f.load * 1e3, f.us, f.n,
-                    r.us > 0 ? f.us / r.us : 0);
+            printf (" %.1f | %.1f (%ld) | %.2f | %.1fx |\n", f.load * 1e3, f.us,
+                    f.n, f.match_us, r.us > 0 ? f.us / r.us : 0);
         } else
-            printf (" - | - | - |\n");
+            printf (" - | - | - | - |\n");
     }
 }
 
@@ -677,9 +688,10 @@ static void query_tables (const struct policy *pol, int npol)
         printf ("\nFluxion's resource-query: not given (--resource-query=PATH "
                 "or RESPOL_RESOURCE_QUERY), its columns left out.\n");
     printf ("\n| nodes | policy | respol load (ms) | respol us/command | "
-            "respol match us (--timing) | Fluxion load (ms) | "
-            "Fluxion us/command (commands) | Fluxion / respol |\n"
-            "|---:|---|---:|---:|---:|---:|---:|---:|\n");
+            "respol match us (--timing) | Fluxion load, 1 match (ms) | "
+            "Fluxion us/command (commands) | Fluxion match us (-e) | "
+            "Fluxion / respol |\n"
+            "|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
     for (int i = 0; i < nqsizes; i++)
         query_size (qsizes[i], pol, npol);
 }

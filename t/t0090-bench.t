@@ -58,7 +58,7 @@ test_expect_success 'bench-match says when Fluxion is not given' '
 	RESPOL_RESOURCE_QUERY= "$BENCH/bench-match" --quick --policy=first \
 		--query-sizes=8 >out &&
 	grep "^Fluxion.s resource-query: not given" out &&
-	grep "^| 8 | first | .* | - | - | - |\$" out
+	grep "^| 8 | first | .* | - | - | - | - |\$" out
 '
 test_expect_success 'bench-match runs a stand-in for resource-query and checks its R' '
 	cat >rq <<-\EOF &&
@@ -84,7 +84,7 @@ test_expect_success 'bench-match refuses a resource-query that allocates nothing
 	chmod +x rq0 &&
 	test_expect_code 1 "$BENCH/bench-match" --quick --policy=first \
 		--query-sizes=8 --resource-query="$PWD/rq0" 2>err &&
-	grep "^bench-match: .*/rq0 -P first: 0 of 10 commands allocated" err
+	grep "^bench-match: .*/rq0 -P first: 0 of 11 commands allocated" err
 '
 test_expect_success 'bench-match refuses more commands than the cluster holds' '
 	test_expect_code 1 "$BENCH/bench-match" --quick --policy=first \
