@@ -3,7 +3,9 @@
  * matching jobspecs against it (core/match.c), as Markdown tables.
  *
  *   bench/bench-match [--quick] [--plugindir=DIR] [--budget=SECONDS]
- *                     [--policy=NAME] [--sizes=N,N,N]
+ *                     [--policy=NAME] [--sizes=N,N,N] [--no-query]
+ *                     [--query-sizes=N,...] [--commands=N]
+ *                     [--respol=PATH] [--resource-query=PATH]
  *
  * Clusters are generated with nodes=1024, 4096 and 16384 (--sizes: three
  * others; --quick: 8, 16 and 32), sockets=2, cores=32, gpus=4,
@@ -33,6 +35,26 @@
  * rp_matcher_check must pass after each stream; the program exits 1
  * otherwise, so the table never shows the speed of a wrong answer.
  *
+ * Last, the query path end to end (--query-sizes, default the first two
+ * sizes; --quick: the three): R of that many nodes of 64 cores and 4
+ * GPUs written to a file, and a stream of --commands (default 4,000)
+ * `match allocate` of one slot of 4 cores given to `respol query -R
+ * R.json -F rv1_nosched` (--respol=PATH, default core/respol of
+ * $RESPOL_BUILDDIR or of the current directory) for every
+ * policy, and to Fluxion's `resource-query -L R.json -f rv1exec -F
+ * rv1_nosched -P POLICY` for the policies it has (first, high, low,
+ * locality) when --resource-query=PATH or $RESPOL_RESOURCE_QUERY names it
+ * (a line says it is left out otherwise).  Each command runs twice, with
+ * the stream and with none; the table gives the CPU time of the child
+ * (wait4: user and system; respol: the least of three runs) without the
+ * stream (the load) and per command of the stream (the difference over
+ * the commands), plus the mean of the match's own time (respol's
+ * --timing, Fluxion's -e: wall time).  Fluxion's baseline makes one
+ * match (its first costs more than the next), three times per size (the
+ * least counts, for every policy), and it runs as many commands of the
+ * stream as fit in --budget (at least 11).  Every command must have
+ * allocated (one R per command in the output), else the program exits 1.
+ *
  * Plugins: DIR is $RESPOL_BUILD_MATCHDIR, else plugins/match/.libs of the
  * current (build) directory.  The loader refuses plugins below a directory
  * others can write (/tmp included), so they are copied to a private
@@ -43,6 +65,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <malloc.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -50,7 +73,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -62,6 +87,7 @@
 #include "respol/rset.h"
 
 #define BENCH_NAME "bench-match"
+#define BENCH_PLUGINS
 #include "bench.h"
 
 #define NSIZES 3
@@ -73,10 +99,10 @@ static double budget = 4.0;
 static const char *only_policy; /* --policy: run this one only */
 static int sizes[NSIZES] = { 1024, 4096, 16384 };
 static bool sizes_set;
-static char dir[4096]; /* private plugin directory, "" when none */
+static bool commands_set;
 
-static const char *plugin_names[] = { "low", "high", "pack", "spread",
-                                      "locality" };
+static const char *const plugin_names[] = { "low", "high", "pack", "spread",
+                                            "locality" };
 
 struct stream {
     const char *name;
@@ -151,55 +177,6 @@ static uint64_t rnd (void)
     rng ^= rng >> 7;
     rng ^= rng << 17;
     return rng;
-}
-
-/* --- plugins -------------------------------------------------------------- */
-
-static void cleanup (void)
-{
-    char cmd[sizeof (dir) + 16];
-
-    if (!dir[0])
-        return;
-    snprintf (cmd, sizeof (cmd), "rm -rf '%s'", dir);
-    if (system (cmd) != 0)
-        fprintf (stderr, "bench-match: cannot remove %s\n", dir);
-}
-
-/* A configuration whose plugin-path holds copies of the match plugins of
- * plugindir; NULL (with a note) when there is none. */
-static struct rp_config *plugin_config (const char *plugindir)
-{
-    struct rp_diags *diags = rp_diags_create ();
-    struct rp_config *cfg;
-    char path[sizeof (dir) + 64];
-    FILE *f;
-
-    snprintf (dir, sizeof (dir), "%s/.bench-match-XXXXXX",
-              getenv ("HOME") ? getenv ("HOME") : ".");
-    if (!mkdtemp (dir))
-        die ("mkdtemp %s: %s", dir, strerror (errno));
-    atexit (cleanup);
-    for (size_t i = 0; i < sizeof (plugin_names) / sizeof (plugin_names[0]);
-         i++) {
-        char from[4096 + 64];
-        snprintf (from, sizeof (from), "%s/%s.so", plugindir, plugin_names[i]);
-        snprintf (path, sizeof (path), "%s/%s.so", dir, plugin_names[i]);
-        if (access (from, R_OK) == 0)
-            copy_file (from, path);
-    }
-    snprintf (path, sizeof (path), "%s/respol.yaml", dir);
-    if (!(f = fopen (path, "w")))
-        die ("cannot write %s: %s", path, strerror (errno));
-    fprintf (f, "plugin-path: [%s]\n", dir);
-    fclose (f);
-    if (!(cfg = rp_config_load (path, 0, diags)))
-        fprintf (stderr, "bench-match: %s: %s (built-in first fit only)\n",
-                 path,
-                 rp_diags_count (diags) ? rp_diags_text (diags, 0)
-                                        : strerror (errno));
-    rp_diags_destroy (diags);
-    return cfg;
 }
 
 /* --- one stream ------------------------------------------------------------
@@ -418,6 +395,307 @@ static void print_growth (const struct policy *pol, int npol)
         }
 }
 
+/* --- the query path end to end, beside Fluxion's resource-query ---------
+ */
+
+#define MAXQSIZES 8
+
+static bool no_query;                 /* --no-query */
+static int qsizes[MAXQSIZES];         /* --query-sizes; 0: the default */
+static int nqsizes;
+static long ncommands = 4000;         /* --commands */
+static const char *respol_path = "core/respol"; /* --respol */
+static const char *rq_path;           /* --resource-query, $RESPOL_RESOURCE_QUERY */
+
+/* Policies of respol, with Fluxion's of the same definition (NULL: none). */
+static const char *fluxion_policy (const char *name)
+{
+    static const char *const same[] = { "first", "high", "low", "locality" };
+
+    for (size_t i = 0; i < sizeof (same) / sizeof (same[0]); i++)
+        if (!strcmp (name, same[i]))
+            return same[i];
+    return NULL;
+}
+
+/* R of nodes nodes of 64 cores and 4 GPUs, as both read it. */
+static void write_R (const char *path, int nodes)
+{
+    FILE *f = fopen (path, "w");
+
+    if (!f)
+        die ("cannot write %s: %s", path, strerror (errno));
+    fprintf (f,
+             "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":\"0-%d\","
+             "\"children\":{\"core\":\"0-63\",\"gpu\":\"0-3\"}}],"
+             "\"starttime\":0.0,\"expiration\":0.0,"
+             "\"nodelist\":[\"node[0-%d]\"]}}\n",
+             nodes - 1, nodes - 1);
+    if (fclose (f) != 0)
+        die ("write %s: %s", path, strerror (errno));
+}
+
+/* The jobspec of stream s in dir, and n commands allocating it. */
+static void write_commands (const char *path, const char *jobspec, long n)
+{
+    FILE *f = fopen (path, "w");
+
+    if (!f)
+        die ("cannot write %s: %s", path, strerror (errno));
+    for (long i = 0; i < n; i++)
+        fprintf (f, "match allocate %s\n", jobspec);
+    fprintf (f, "quit\n");
+    if (fclose (f) != 0)
+        die ("write %s: %s", path, strerror (errno));
+}
+
+/* The first line of file path, for a message. */
+static const char *first_line (const char *path)
+{
+    static char line[512];
+    FILE *f = fopen (path, "r");
+
+    line[0] = '\0';
+    if (f && fgets (line, sizeof (line), f))
+        line[strcspn (line, "\n")] = '\0';
+    if (f)
+        fclose (f);
+    return line[0] ? line : "no message";
+}
+
+/* Run argv, standard input from in, output to out and err (both to out
+ * when they are the same file): the child's
+ * CPU time (user and system).  Dies unless it exits 0. */
+static double run_child (char *const argv[], const char *in, const char *out,
+                         const char *err)
+{
+    struct rusage ru;
+    int status;
+    pid_t pid;
+
+    fflush (stdout);
+    if ((pid = fork ()) < 0)
+        die ("fork: %s", strerror (errno));
+    if (pid == 0) {
+        int fi = open (in, O_RDONLY);
+        int fo = open (out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int fe = strcmp (out, err)
+                     ? open (err, O_WRONLY | O_CREAT | O_TRUNC, 0600)
+                     : fo;
+        /* in bench_dir: commands name the jobspec without its path,
+         * which may hold spaces */
+        if (fi >= 0 && fo >= 0 && fe >= 0 && chdir (bench_dir) == 0
+            && dup2 (fi, 0) >= 0
+            && dup2 (fo, 1) >= 0 && dup2 (fe, 2) >= 0)
+            execv (argv[0], argv);
+        _exit (127);
+    }
+    if (wait4 (pid, &status, 0, &ru) < 0)
+        die ("wait: %s", strerror (errno));
+    if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
+        die ("%s: exit status %d: %s", argv[0],
+             WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status),
+             first_line (err));
+    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6
+           + (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
+}
+
+/* The least CPU time of reps runs (the machine may be shared). */
+static double run_min (char *const argv[], const char *in, const char *out,
+                       const char *err, int reps)
+{
+    double best = run_child (argv, in, out, err);
+
+    for (int i = 1; i < reps; i++) {
+        double t = run_child (argv, in, out, err);
+        best = t < best ? t : best;
+    }
+    return best;
+}
+
+/* Lines of path holding an R (its "R_lite" key). */
+static long count_R (const char *path)
+{
+    FILE *f = fopen (path, "r");
+    char *line = NULL;
+    size_t cap = 0;
+    long n = 0;
+
+    if (!f && errno == ENOENT)
+        return 0; /* none written */
+    if (!f)
+        die ("cannot read %s: %s", path, strerror (errno));
+    while (getline (&line, &cap, f) > 0)
+        n += strstr (line, "\"R_lite\"") != NULL;
+    free (line);
+    fclose (f);
+    return n;
+}
+
+/* The mean in us of respol's --timing lines ("...: 0.000004 s") or of
+ * Fluxion's -e lines ("INFO: ELAPSE=0.000394"). */
+static double timing_mean (const char *path)
+{
+    FILE *f = fopen (path, "r");
+    char line[1024];
+    double sum = 0, t;
+    long n = 0;
+
+    if (!f)
+        die ("cannot read %s: %s", path, strerror (errno));
+    while (fgets (line, sizeof (line), f)) {
+        const char *colon = strrchr (line, ':');
+        const char *elapse = strstr (line, "ELAPSE=");
+        int end = 0;
+        if ((elapse && sscanf (elapse + 7, "%lf", &t) == 1)
+            || (!elapse && colon
+                && sscanf (colon + 1, " %lf s%n", &t, &end) == 1 && end > 0)) {
+            sum += t;
+            n++;
+        }
+    }
+    fclose (f);
+    return n ? sum / (double)n * 1e6 : 0;
+}
+
+struct qrun {
+    double load; /* CPU seconds, no command */
+    double us;   /* CPU us per command */
+    double match_us; /* respol's --timing, Fluxion's -e, per match */
+    long n;      /* commands */
+};
+
+/* One tool (respol when fluxion is NULL, else Fluxion's policy fluxion)
+ * with no command (Fluxion: one, as its first match costs more than the
+ * next; unless load is known, >= 0), then with n (none: the load only),
+ * each the least of reps runs; checks one R per command. */
+static struct qrun query_tool (const char *policy, const char *fluxion,
+                               const char *Rpath, long n, double load,
+                               int reps)
+{
+    char cmds[sizeof (bench_dir) + 32], out[sizeof (bench_dir) + 32];
+    char err[sizeof (bench_dir) + 32], cfg[sizeof (bench_dir) + 32];
+    char pol[64];
+    char *respol_argv[] = { (char *)respol_path, "query", cfg, pol,
+                            "-R", (char *)Rpath, "-F", "rv1_nosched",
+                            "--timing", NULL };
+    char *rq_argv[] = { (char *)rq_path, "-L", (char *)Rpath, "-f", "rv1exec",
+                        "-F", "rv1_nosched", "-P", (char *)fluxion, "-d",
+                        "-e", "-t", out, NULL };
+    char *const *argv = fluxion ? rq_argv : respol_argv;
+    long base = fluxion ? 1 : 0; /* commands of the baseline run */
+    struct qrun r = { .load = load, .n = n };
+    double cpu;
+    long got;
+
+    snprintf (cmds, sizeof (cmds), "%s/commands", bench_dir);
+    snprintf (out, sizeof (out), "%s/out", bench_dir);
+    snprintf (err, sizeof (err), "%s/err", bench_dir);
+    snprintf (cfg, sizeof (cfg), "--config=%s/respol.yaml", bench_dir);
+    snprintf (pol, sizeof (pol), "--policy=%s", policy);
+    if (r.load < 0) {
+        write_commands (cmds, "job.yaml", base);
+        r.load = run_min (argv, cmds, fluxion ? err : out, err, reps);
+        (void)unlink (out);
+    }
+    if (n == 0)
+        return r;
+    write_commands (cmds, "job.yaml", n);
+    (void)unlink (out); /* Fluxion writes R to it (-t) */
+    cpu = run_min (argv, cmds, fluxion ? err : out, err, reps);
+    if ((got = count_R (out)) != n)
+        die ("%s -P %s: %ld of %ld commands allocated (%s)",
+             fluxion ? rq_path : respol_path, fluxion ? fluxion : policy, got,
+             n, first_line (err));
+    r.us = (cpu - r.load) / (double)(n - base) * 1e6;
+    r.match_us = timing_mean (err);
+    return r;
+}
+
+/* Fluxion: eleven commands, then as many as fit in the budget; *load its
+ * load with one command (the least of three), measured the first time. */
+static struct qrun query_fluxion (const char *policy, const char *Rpath,
+                                  long most, double *load)
+{
+    struct qrun r;
+    long n;
+
+    if (*load < 0)
+        *load = query_tool (policy, policy, Rpath, 0, -1, 3).load;
+    r = query_tool (policy, policy, Rpath, 11, *load, 1);
+    n = r.us > 0 ? (long)(budget * 1e6 / r.us) : most;
+
+    if (n > most)
+        n = most;
+    if (n > 11)
+        r = query_tool (policy, policy, Rpath, n, r.load, 1);
+    return r;
+}
+
+static void query_size (int nodes, const struct policy *pol, int npol)
+{
+    char Rpath[sizeof (bench_dir) + 16];
+    long n = ncommands;
+
+    if (n > (long)nodes * 16)
+        die ("--commands=%ld: more than the %ld slots of 4 cores of %d nodes",
+             n, (long)nodes * 16, nodes);
+    snprintf (Rpath, sizeof (Rpath), "%s/R.json", bench_dir);
+    write_R (Rpath, nodes);
+    double fluxion_load = -1;
+
+    for (int pi = 0; pi < npol; pi++) {
+        struct qrun r = query_tool (pol[pi].name, NULL, Rpath, n, -1, 3);
+        const char *fp = rq_path ? fluxion_policy (pol[pi].name) : NULL;
+        printf ("| %d | %s | %.1f | %.1f | %.2f |", nodes, pol[pi].name,
+                r.load * 1e3, r.us, r.match_us);
+        if (fp) {
+            struct qrun f = query_fluxion (fp, Rpath, n, &fluxion_load);
+            printf (" %.1f | %.1f (%ld) | %.2f | %.1fx |\n", f.load * 1e3, f.us,
+                    f.n, f.match_us, r.us > 0 ? f.us / r.us : 0);
+        } else
+            printf (" - | - | - | - |\n");
+    }
+}
+
+/* The absolute path of program path (option opt) in buf. */
+static const char *absolute (const char *opt, const char *path, char *buf)
+{
+    if (access (path, X_OK) < 0 || !realpath (path, buf))
+        die ("%s: %s: %s", opt, path, strerror (errno));
+    return buf;
+}
+
+static void query_tables (const struct policy *pol, int npol)
+{
+    static char abs_respol[PATH_MAX], abs_rq[PATH_MAX];
+    char path[sizeof (bench_dir) + 16];
+    FILE *f;
+
+    if (!bench_dir[0])
+        die ("the query path needs the private directory of the plugins");
+    /* both run in bench_dir */
+    respol_path = absolute ("--respol", respol_path, abs_respol);
+    if (rq_path)
+        rq_path = absolute ("--resource-query", rq_path, abs_rq);
+    snprintf (path, sizeof (path), "%s/job.yaml", bench_dir);
+    if (!(f = fopen (path, "w")))
+        die ("cannot write %s: %s", path, strerror (errno));
+    fputs (streams[0].yaml, f);
+    if (fclose (f) != 0)
+        die ("write %s: %s", path, strerror (errno));
+    if (!rq_path)
+        printf ("\nFluxion's resource-query: not given (--resource-query=PATH "
+                "or RESPOL_RESOURCE_QUERY), its columns left out.\n");
+    printf ("\n| nodes | policy | respol load (ms) | respol us/command | "
+            "respol match us (--timing) | Fluxion load, 1 match (ms) | "
+            "Fluxion us/command (commands) | Fluxion match us (-e) | "
+            "Fluxion / respol |\n"
+            "|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (int i = 0; i < nqsizes; i++)
+        query_size (qsizes[i], pol, npol);
+}
+
 static int load_policies (struct rp_config *cfg, struct policy *pol)
 {
     int n = 0;
@@ -443,7 +721,28 @@ static int load_policies (struct rp_config *cfg, struct policy *pol)
 static void usage (FILE *f)
 {
     fprintf (f, "Usage: bench-match [--quick] [--plugindir=DIR] "
-                "[--budget=SECONDS] [--policy=NAME] [--sizes=N,N,N]\n");
+                "[--budget=SECONDS] [--policy=NAME] [--sizes=N,N,N]\n"
+                "                   [--no-query] [--query-sizes=N,...] "
+                "[--commands=N]\n"
+                "                   [--respol=PATH] [--resource-query=PATH]\n");
+}
+
+/* --query-sizes: up to MAXQSIZES node counts >= 2, comma separated. */
+static void parse_qsizes (const char *arg)
+{
+    const char *p = arg;
+    char *end;
+
+    nqsizes = 0;
+    do {
+        long v = strtol (p, &end, 10);
+        if (end == p || v < 2 || v > 1 << 24 || nqsizes == MAXQSIZES
+            || (*end && *end != ','))
+            die ("--query-sizes: not up to %d node counts >= 2: %s",
+                 MAXQSIZES, arg);
+        qsizes[nqsizes++] = (int)v;
+        p = end + 1;
+    } while (*end == ',');
 }
 
 static const char *parse_args (int argc, char **argv)
@@ -454,12 +753,27 @@ static const char *parse_args (int argc, char **argv)
         { "budget", required_argument, NULL, 'b' },
         { "policy", required_argument, NULL, 'P' },
         { "sizes", required_argument, NULL, 'S' },
+        { "no-query", no_argument, NULL, 'N' },
+        { "query-sizes", required_argument, NULL, 'Q' },
+        { "commands", required_argument, NULL, 'C' },
+        { "respol", required_argument, NULL, 'r' },
+        { "resource-query", required_argument, NULL, 'F' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     const char *plugindir = getenv ("RESPOL_BUILD_MATCHDIR");
     char *end;
     int c;
+
+    if (getenv ("RESPOL_BUILDDIR")) {
+        static char path[4096];
+        snprintf (path, sizeof (path), "%s/core/respol",
+                  getenv ("RESPOL_BUILDDIR"));
+        respol_path = path;
+    }
+    rq_path = getenv ("RESPOL_RESOURCE_QUERY");
+    if (rq_path && !*rq_path)
+        rq_path = NULL;
 
     while ((c = getopt_long (argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
@@ -484,6 +798,24 @@ static const char *parse_args (int argc, char **argv)
             budget = strtod (optarg, &end);
             if (*end || !(budget > 0))
                 die ("--budget: not a positive number: %s", optarg);
+            break;
+        case 'N':
+            no_query = true;
+            break;
+        case 'Q':
+            parse_qsizes (optarg);
+            break;
+        case 'C':
+            ncommands = strtol (optarg, &end, 10);
+            if (*end || ncommands < 1)
+                die ("--commands: not a positive number: %s", optarg);
+            commands_set = true;
+            break;
+        case 'r':
+            respol_path = optarg;
+            break;
+        case 'F':
+            rq_path = optarg;
             break;
         case 'h':
             usage (stdout);
@@ -513,8 +845,15 @@ int main (int argc, char **argv)
         sizes[1] = 16;
         sizes[2] = 32;
         budget = budget < 0.05 ? budget : 0.05;
+        ncommands = commands_set ? ncommands : 20;
     }
-    cfg = plugin_config (plugindir);
+    if (nqsizes == 0) {
+        nqsizes = quick ? NSIZES : 2;
+        memcpy (qsizes, sizes, (size_t)nqsizes * sizeof (*qsizes));
+    }
+    cfg =
+        bench_plugin_config (plugindir, plugin_names,
+                             sizeof (plugin_names) / sizeof (plugin_names[0]));
     if ((npol = load_policies (cfg, pol)) == 0)
         die ("no policy %s", only_policy);
     for (int s = 0; s < NSTREAMS; s++)
@@ -530,6 +869,8 @@ int main (int argc, char **argv)
     for (int si = 0; si < NSIZES; si++)
         bench_size (si, sizes[si], pol, npol, js);
     print_growth (pol, npol);
+    if (!no_query)
+        query_tables (pol, npol);
     for (int s = 0; s < NSTREAMS; s++)
         rp_jobspec_destroy (js[s]);
     rp_config_destroy (cfg);

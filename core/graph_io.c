@@ -54,6 +54,7 @@
 
 #include "core/docpath.h"
 #include "core/graph_private.h"
+#include "core/jtext.h"
 
 #define PATH_MAX_LEN 160
 #define VERSION 1
@@ -458,6 +459,11 @@ static ssize_t select_vertices (const struct rp_graph *g,
     return (ssize_t)out;
 }
 
+static ssize_t subgraph_select (const struct rp_graph *g,
+                                const rp_vertex_t *vertices,
+                                const uint64_t *amount, const bool *exclusive,
+                                size_t n, struct jgf_sel **selp);
+
 json_t *rp_graph_subgraph_jgf (const struct rp_graph *g,
                                const rp_vertex_t *vertices,
                                const uint64_t *amount, const bool *exclusive,
@@ -467,21 +473,165 @@ json_t *rp_graph_subgraph_jgf (const struct rp_graph *g,
     ssize_t len;
     json_t *o;
 
-    if (!g || !rp_graph_is_finalized (g) || (n > 0 && !vertices)) {
-        errno = EINVAL;
-        return NULL;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (vertices[i] >= rp_graph_nvertices (g)) {
-            errno = EINVAL;
-            return NULL;
-        }
-    }
-    if ((len = select_vertices (g, vertices, amount, exclusive, n, &sel)) < 0)
+    if ((len = subgraph_select (g, vertices, amount, exclusive, n, &sel)) < 0)
         return NULL;
     o = jgf_write (g, sel, (size_t)len);
     free (sel);
     return o;
+}
+
+/* --- JGF as text --------------------------------------------------------- */
+
+/* rp_graph_subgraph_encode writes what jgf_write builds, with its keys in
+ * the order JSON_SORT_KEYS sorts them and its values as jansson writes
+ * them (core/jtext.h).  What is rare and free-form (properties, tags)
+ * still goes through jansson.  Building the tree, dumping it and freeing
+ * it was most of the cost of an allocation's R. */
+/* ,"key": */
+static void jt_key (struct jtext *t, const char *key)
+{
+    jt_puts (t, ",\"");
+    jt_puts (t, key);
+    jt_puts (t, "\":");
+}
+
+/* ,"key":o unless o is empty (o taken). */
+static void jt_nonempty (struct jtext *t, const char *key, json_t *o)
+{
+    if (!o)
+        t->failed = true;
+    else if (json_object_size (o) > 0) {
+        jt_key (t, key);
+        jt_json (t, o);
+    }
+    json_decref (o);
+}
+
+/* jgf_metadata's object, keys sorted. */
+static void jgf_metadata_text (struct jgf_writer *w, size_t pos,
+                               struct jtext *t)
+{
+    const struct rp_graph *g = w->g;
+    const struct jgf_sel *sel = &w->sel[pos];
+    rp_vertex_t v = sel->v;
+    const char *unit = rp_graph_vertex_unit (g, v);
+    const char *path = jgf_path (w, pos);
+    const char *uuid = rp_graph_vertex_uuid (g, v);
+    enum rp_vertex_state state = rp_graph_vertex_state (g, v);
+
+    if (!path) {
+        t->failed = true;
+        return;
+    }
+    jt_puts (t, "{\"basename\":");
+    jt_string (t, rp_graph_vertex_basename (g, v));
+    jt_puts (t, sel->exclusive ? ",\"exclusive\":true,\"id\":"
+                               : ",\"exclusive\":false,\"id\":");
+    jt_int (t, rp_graph_vertex_id (g, v));
+    jt_key (t, "name");
+    jt_string (t, rp_graph_vertex_name (g, v));
+    jt_puts (t, ",\"paths\":{\"containment\":");
+    jt_string (t, path);
+    jt_puts (t, "}");
+    jt_nonempty (t, "properties", jgf_properties (g, v));
+    jt_key (t, "rank");
+    jt_int (t, rp_graph_vertex_rank (g, v));
+    jt_key (t, "size");
+    jt_int (t, (int64_t)(sel->has_amount ? sel->amount
+                                         : rp_graph_vertex_size (g, v)));
+    if (state != RP_VERTEX_UP) {
+        jt_key (t, "state");
+        jt_string (t, rp_graph_state_name (state));
+    }
+    jt_nonempty (t, "tags", rp_graph_vertex_tags (g, v));
+    jt_key (t, "type");
+    jt_string (t, rp_graph_vertex_type (g, v));
+    jt_key (t, "uniq_id");
+    jt_int (t, v);
+    jt_key (t, "unit");
+    jt_string (t, has_unit (unit) ? unit : "");
+    if (uuid) {
+        jt_key (t, "uuid");
+        jt_string (t, uuid);
+    }
+    jt_puts (t, "}");
+}
+
+static char *jgf_text (const struct rp_graph *g, const struct jgf_sel *sel,
+                       size_t n)
+{
+    struct jgf_writer w = { .g = g, .sel = sel, .n = n };
+    struct jtext t = { 0 };
+    const char *sep = "";
+
+    w.paths = calloc (n + 1, sizeof (char *));
+    w.chain = calloc (n + 1, sizeof (rp_vertex_t));
+    if (!w.paths || !w.chain)
+        t.failed = true;
+    jt_puts (&t, "{\"graph\":{\"edges\":[");
+    for (size_t i = 0; i < n && !t.failed; i++) {
+        rp_vertex_t p = rp_graph_parent (g, sel[i].v);
+        if (jgf_pos (&w, p) == SIZE_MAX)
+            continue;
+        jt_puts (&t, sep);
+        jt_puts (&t, "{\"metadata\":{\"name\":{\"containment\":\"contains\"}},"
+                     "\"source\":\"");
+        jt_int (&t, p);
+        jt_puts (&t, "\",\"target\":\"");
+        jt_int (&t, sel[i].v);
+        jt_puts (&t, "\"}");
+        sep = ",";
+    }
+    jt_puts (&t, "],\"nodes\":[");
+    for (size_t i = 0; i < n && !t.failed; i++) {
+        jt_puts (&t, i ? ",{\"id\":\"" : "{\"id\":\"");
+        jt_int (&t, sel[i].v);
+        jt_puts (&t, "\",\"metadata\":");
+        jgf_metadata_text (&w, i, &t);
+        jt_puts (&t, "}");
+    }
+    jt_puts (&t, "]}}");
+    for (size_t i = 0; w.paths && i < n; i++)
+        free (w.paths[i]);
+    free (w.paths);
+    free (w.chain);
+    return jt_finish (&t);
+}
+
+/* The selection of rp_graph_subgraph_jgf and _encode (EINVAL for bad
+ * arguments, ENOMEM): its length, or -1. */
+static ssize_t subgraph_select (const struct rp_graph *g,
+                                const rp_vertex_t *vertices,
+                                const uint64_t *amount, const bool *exclusive,
+                                size_t n, struct jgf_sel **selp)
+{
+    if (!g || !rp_graph_is_finalized (g) || (n > 0 && !vertices)) {
+        errno = EINVAL;
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (vertices[i] >= rp_graph_nvertices (g)) {
+            errno = EINVAL;
+            return -1;
+        }
+    }
+    return select_vertices (g, vertices, amount, exclusive, n, selp);
+}
+
+char *rp_graph_subgraph_encode (const struct rp_graph *g,
+                                const rp_vertex_t *vertices,
+                                const uint64_t *amount, const bool *exclusive,
+                                size_t n)
+{
+    struct jgf_sel *sel = NULL;
+    ssize_t len;
+    char *s;
+
+    if ((len = subgraph_select (g, vertices, amount, exclusive, n, &sel)) < 0)
+        return NULL;
+    s = jgf_text (g, sel, (size_t)len);
+    free (sel);
+    return s;
 }
 
 /* --- DOT ----------------------------------------------------------------- */

@@ -70,6 +70,30 @@ rp_vertex_t gstate_child_fit (const struct rp_gstate *s, rp_vertex_t parent,
                               rp_vertex_t after, const uint64_t *need,
                               int order);
 
+/* Classes of the children of a parent (graph_index.c): children that
+ * show the same type, state, size, used units, sharing and free
+ * aggregates of every type are in one class, so that whatever depends
+ * only on those is the same for every member.  gstate_index makes the
+ * index of p's children (kept up to date from then on, O(log children)
+ * per change, paid when the index is next read); 0 or -1 (ENOMEM).
+ * gstate_classes brings it up to date and returns the number of classes
+ * (some may be empty; 0 when p has no usable index, or members are off
+ * their classes).  Classes are numbered 0 .. n-1 until the next
+ * gstate_classes.  gstate_class_first is the lowest member (handle) of
+ * class k, RP_VERTEX_NONE when empty; gstate_class_pop takes it off (the
+ * next call gives the next lowest), and gstate_class_restore puts back
+ * every member taken off.  Between a pop and the restore, the members
+ * are read as they were filed (the state may change meanwhile). */
+int gstate_index (struct rp_gstate *s, rp_vertex_t p);
+/* Whether a and b show the same: they would be in one class. */
+bool gstate_shows_same (const struct rp_gstate *s, rp_vertex_t a,
+                        rp_vertex_t b);
+size_t gstate_classes (struct rp_gstate *s, rp_vertex_t p);
+rp_vertex_t gstate_class_first (const struct rp_gstate *s, rp_vertex_t p,
+                                size_t k);
+rp_vertex_t gstate_class_pop (struct rp_gstate *s, rp_vertex_t p, size_t k);
+void gstate_class_restore (struct rp_gstate *s, rp_vertex_t p);
+
 /* Recount every aggregate and block summary from the vertices and
  * compare (for rp_matcher_check and tests).  0, or -1 with the first
  * difference in error. */

@@ -63,6 +63,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +116,7 @@ struct rp_jobspec_task {
 };
 
 struct rp_jobspec {
+    atomic_size_t refs; /* rp_jobspec_copy */
     struct rp_doc *doc;
     enum rp_jobspec_profile profile;
     long long version;
@@ -1570,11 +1572,23 @@ static void resource_destroy (struct rp_jobspec_resource *r)
     free (r);
 }
 
+struct rp_jobspec *rp_jobspec_copy (const struct rp_jobspec *js)
+{
+    struct rp_jobspec *mut = (struct rp_jobspec *)js; /* the count only */
+
+    if (!js) {
+        errno = EINVAL;
+        return NULL;
+    }
+    atomic_fetch_add (&mut->refs, 1);
+    return mut;
+}
+
 void rp_jobspec_destroy (struct rp_jobspec *js)
 {
     int saved_errno = errno;
 
-    if (!js)
+    if (!js || atomic_fetch_sub (&js->refs, 1) > 1)
         return;
     for (size_t i = 0; i < js->nall; i++)
         resource_destroy (js->all[i]);
@@ -1602,6 +1616,7 @@ static struct rp_jobspec *from_doc (struct rp_doc *doc,
         errno = ENOMEM;
         return NULL;
     }
+    atomic_init (&js->refs, 1);
     js->doc = doc;
     js->profile = profile;
     check_document (&c, rp_doc_root (doc));

@@ -1298,6 +1298,8 @@ static void copy_match_ops (struct rp_match_ops *to,
         to->order_candidates = ops->order_candidates;
     if (MATCH_COVERS (ops->size, job_event))
         to->job_event = ops->job_event;
+    if (MATCH_COVERS (ops->size, hints))
+        to->hints = ops->hints;
 }
 
 /* The shell ops a table of its size covers; the others NULL. */

@@ -73,6 +73,9 @@
 
 #include "respol/rset.h"
 
+#include "core/jtext.h"
+#include "core/rset_private.h"
+
 struct children {
     atomic_size_t refs; /* atomic: copies share records across threads */
     struct rp_idset *cores;
@@ -100,8 +103,9 @@ struct rp_rset {
     size_t palloc;
     double starttime;
     double expiration;
-    json_t *top;                  /* opaque top level keys, incl. scheduling */
-    json_t *exec;                 /* opaque execution keys, incl. nslots */
+    json_t *top;  /* opaque top level keys, incl. scheduling */
+    char *sched;  /* or the scheduling key as text (rset_set_scheduling_text) */
+    json_t *exec; /* opaque execution keys, incl. nslots */
     const struct target **byhost; /* lazy: sorted by host name, rank */
 };
 
@@ -389,6 +393,7 @@ void rp_rset_destroy (struct rp_rset *r)
     rp_idset_destroy (r->ranks);
     json_decref (r->top);
     json_decref (r->exec);
+    free (r->sched);
     free (r);
     errno = saved_errno;
 }
@@ -411,7 +416,8 @@ static struct rp_rset *empty_like (const struct rp_rset *r)
     out->starttime = r->starttime;
     out->expiration = r->expiration;
     if (json_object_update (out->top, r->top) < 0
-        || json_object_update (out->exec, r->exec) < 0) {
+        || json_object_update (out->exec, r->exec) < 0
+        || (r->sched && !(out->sched = strdup (r->sched)))) {
         rp_rset_destroy (out);
         errno = ENOMEM;
         return NULL;
@@ -949,9 +955,35 @@ int rp_rset_set_times (struct rp_rset *r, double starttime, double expiration,
     return 0;
 }
 
+/* The scheduling key as a tree: parsed from its text the first time it
+ * is asked for (the text was written by the matcher, so it parses; NULL
+ * for lack of memory). */
 const json_t *rp_rset_scheduling (const struct rp_rset *r)
 {
+    struct rp_rset *mut = (struct rp_rset *)r; /* a cache, not a change */
+    json_t *o;
+
+    if (r && r->sched) {
+        if (!(o = json_loads (r->sched, 0, NULL))
+            || json_object_set_new (mut->top, "scheduling", o) < 0)
+            return NULL;
+        free (mut->sched);
+        mut->sched = NULL;
+    }
     return r ? json_object_get (r->top, "scheduling") : NULL;
+}
+
+int rset_set_scheduling_text (struct rp_rset *r, char *text)
+{
+    if (!r || !text) {
+        free (text);
+        errno = EINVAL;
+        return -1;
+    }
+    json_object_del (r->top, "scheduling");
+    free (r->sched);
+    r->sched = text;
+    return 0;
 }
 
 int rp_rset_set_scheduling (struct rp_rset *r, json_t *o)
@@ -960,6 +992,8 @@ int rp_rset_set_scheduling (struct rp_rset *r, json_t *o)
         errno = EINVAL;
         return -1;
     }
+    free (r->sched);
+    r->sched = NULL;
     if (!o) {
         json_object_del (r->top, "scheduling");
         return 0;
@@ -1795,13 +1829,18 @@ static json_t *exec_json (const struct rp_rset *r, bool deep, bool rlite)
     return exec;
 }
 
-/* The top level object without "execution". */
-static json_t *top_json (const struct rp_rset *r, bool deep)
+/* The top level object without "execution"; with the scheduling key
+ * kept as text only when sched (else parsed into the object). */
+static json_t *top_json (const struct rp_rset *r, bool deep, bool sched)
 {
     json_t *R = json_object ();
 
     if (!R || json_object_set_new (R, "version", json_integer (1)) < 0
-        || copy_keys (R, r->top, deep) < 0) {
+        || copy_keys (R, r->top, deep) < 0
+        || (r->sched && !sched
+            && json_object_set_new (R, "scheduling",
+                                    json_loads (r->sched, 0, NULL))
+                   < 0)) {
         json_decref (R);
         errno = ENOMEM;
         return NULL;
@@ -1811,7 +1850,7 @@ static json_t *top_json (const struct rp_rset *r, bool deep)
 
 static json_t *rset_json (const struct rp_rset *r, bool deep)
 {
-    json_t *R = top_json (r, deep);
+    json_t *R = top_json (r, deep, false);
 
     if (!R
         || json_object_set_new (R, "execution", exec_json (r, deep, true))
@@ -1844,59 +1883,34 @@ json_t *rp_rset_to_json (const struct rp_rset *r)
  * jansson's.  RP_RSET_PRETTY is for people and small R: it dumps the tree.
  */
 
-struct buf {
-    char *s;
-    size_t len;
-    size_t alloc;
-};
-
-static int buf_put (struct buf *b, const char *s, size_t n)
+/* The encoder writes into a struct jtext (core/jtext.h); these keep the
+ * "0 or -1" style of the code below. */
+static int buf_put (struct jtext *b, const char *s, size_t n)
 {
-    size_t alloc = b->alloc ? b->alloc : 4096;
-    char *p;
-
-    if (b->len + n >= b->alloc) {
-        while (alloc <= b->len + n)
-            alloc *= 2;
-        if (!(p = realloc (b->s, alloc)))
-            return -1;
-        b->s = p;
-        b->alloc = alloc;
-    }
-    memcpy (b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-    return 0;
+    jt_put (b, s, n);
+    return b->failed ? -1 : 0;
 }
 
-static int buf_puts (struct buf *b, const char *s)
+static int buf_puts (struct jtext *b, const char *s)
 {
     return buf_put (b, s, strlen (s));
 }
 
-static int buf_dump_cb (const char *s, size_t n, void *arg)
+static int buf_json (struct jtext *b, const json_t *v)
 {
-    return buf_put (arg, s, n);
+    jt_json (b, v);
+    return b->failed ? -1 : 0;
 }
 
-static int buf_json (struct buf *b, const json_t *v)
+/* s as a JSON string, escaped as jansson escapes it. */
+static int buf_string (struct jtext *b, const char *s)
 {
-    return json_dump_callback (v, buf_dump_cb, b,
-                               JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
-}
-
-/* s as a JSON string, escaped by jansson. */
-static int buf_string (struct buf *b, const char *s)
-{
-    json_t *v = json_string (s);
-    int rc = v ? buf_json (b, v) : -1;
-
-    json_decref (v);
-    return rc;
+    jt_string (b, s);
+    return b->failed ? -1 : 0;
 }
 
 /* Idset strings hold only digits, ',' and '-': no escaping needed. */
-static int put_entry (struct buf *b, const struct ckey *k, const char *ranks)
+static int put_entry (struct jtext *b, const struct ckey *k, const char *ranks)
 {
     if (buf_puts (b, "{\"children\":{\"core\":\"") < 0
         || buf_puts (b, k->core) < 0
@@ -1908,7 +1922,7 @@ static int put_entry (struct buf *b, const struct ckey *k, const char *ranks)
     return 0;
 }
 
-static int put_rlite (struct buf *b, const struct rp_rset *r)
+static int put_rlite (struct jtext *b, const struct rp_rset *r)
 {
     struct groups gs = { 0 };
     int rc = -1;
@@ -1929,24 +1943,32 @@ done:
     return rc;
 }
 
-typedef int (*put_fn) (struct buf *b, const struct rp_rset *r);
+typedef int (*put_fn) (struct jtext *b, const struct rp_rset *r);
+
+/* A member written by its own function, not taken from the object. */
+struct member {
+    const char *key;
+    put_fn put;
+};
 
 static int key_cmp (const void *a, const void *b)
 {
     return strcmp (*(const char *const *)a, *(const char *const *)b);
 }
 
-/* o's keys and key, sorted as JSON_SORT_KEYS sorts them.  The caller
- * tells key from o's keys by its address. */
-static const char **sorted_keys (const json_t *o, const char *key)
+/* o's keys and the n members' keys, sorted as JSON_SORT_KEYS sorts them.
+ * The caller tells a member's key from o's keys by its address. */
+static const char **sorted_keys (const json_t *o, const struct member *mb,
+                                 size_t nmb)
 {
     json_t *obj = (json_t *)o; /* jansson's iterators take no const */
     size_t n = 0;
-    const char **keys = malloc ((json_object_size (o) + 1) * sizeof (*keys));
+    const char **keys = malloc ((json_object_size (o) + nmb) * sizeof (*keys));
 
     if (!keys)
         return NULL;
-    keys[n++] = key;
+    for (size_t i = 0; i < nmb; i++)
+        keys[n++] = mb[i].key;
     for (void *it = json_object_iter (obj); it;
          it = json_object_iter_next (obj, it))
         keys[n++] = json_object_iter_key (it);
@@ -1954,23 +1976,33 @@ static const char **sorted_keys (const json_t *o, const char *key)
     return keys;
 }
 
-/* The object o with one more member, key, whose value put writes.  o must
- * not have key. */
-static int put_object (struct buf *b, const json_t *o, const char *key,
-                       put_fn put, const struct rp_rset *r)
+/* The member of key (by address), or NULL for one of o's. */
+static const struct member *member_of (const char *key, const struct member *mb,
+                                       size_t nmb)
 {
-    const char **keys = sorted_keys (o, key);
-    size_t n = json_object_size (o) + 1;
+    for (size_t i = 0; i < nmb; i++)
+        if (mb[i].key == key)
+            return &mb[i];
+    return NULL;
+}
+
+/* The object o with nmb more members, written by their functions.  o must
+ * not have their keys. */
+static int put_object (struct jtext *b, const json_t *o, const struct member *mb,
+                       size_t nmb, const struct rp_rset *r)
+{
+    const char **keys = sorted_keys (o, mb, nmb);
+    size_t n = json_object_size (o) + nmb;
     int rc = -1;
 
     if (!keys || buf_puts (b, "{") < 0)
         goto done;
     for (size_t i = 0; i < n; i++) {
+        const struct member *m = member_of (keys[i], mb, nmb);
         if ((i > 0 && buf_puts (b, ",") < 0) || buf_string (b, keys[i]) < 0
             || buf_puts (b, ":") < 0)
             goto done;
-        if ((keys[i] == key ? put (b, r)
-                            : buf_json (b, json_object_get (o, keys[i])))
+        if ((m ? m->put (b, r) : buf_json (b, json_object_get (o, keys[i])))
             < 0)
             goto done;
     }
@@ -1980,28 +2012,77 @@ done:
     return rc;
 }
 
-static int put_execution (struct buf *b, const struct rp_rset *r)
+static int put_execution (struct jtext *b, const struct rp_rset *r)
 {
+    static const struct member rlite = { "R_lite", put_rlite };
     json_t *exec = exec_json (r, false, false);
-    int rc = exec ? put_object (b, exec, "R_lite", put_rlite, r) : -1;
+    int rc = exec ? put_object (b, exec, &rlite, 1, r) : -1;
 
     json_decref (exec);
     return rc;
 }
 
+/* The scheduling key's text: written by the matcher as jansson would
+ * write it (rset_set_scheduling_text). */
+static int put_scheduling (struct jtext *b, const struct rp_rset *r)
+{
+    return buf_puts (b, r->sched);
+}
+
+/* R with only what respol writes itself (no opaque key but a scheduling
+ * key given as text, no property), written whole here: the keys in
+ * sorted order, the times and the nodelist as jansson writes them.  The
+ * objects, the sort of their keys and jansson's dump of each small value
+ * were most of the cost of printing a job's R. */
+static bool plain (const struct rp_rset *r)
+{
+    return json_object_size (r->top) == 0 && json_object_size (r->exec) == 0
+           && r->np == 0;
+}
+
+static int put_plain (struct jtext *b, const struct rp_rset *r)
+{
+    struct rp_hostlist *hl = NULL;
+    char *nodes = NULL;
+
+    buf_puts (b, "{\"execution\":{\"R_lite\":");
+    if (put_rlite (b, r) < 0)
+        return -1;
+    jt_puts (b, ",\"expiration\":");
+    jt_real (b, r->expiration);
+    jt_puts (b, ",\"nodelist\":[");
+    if (r->n > 0) {
+        if (!(hl = rp_rset_nodelist (r)) || !(nodes = rp_hostlist_encode (hl)))
+            b->failed = true;
+        else
+            jt_string (b, nodes);
+        free (nodes);
+        rp_hostlist_destroy (hl);
+    }
+    jt_puts (b, "],\"starttime\":");
+    jt_real (b, r->starttime);
+    jt_puts (b, r->sched ? "},\"scheduling\":" : "}");
+    if (r->sched)
+        jt_puts (b, r->sched);
+    return buf_puts (b, ",\"version\":1}");
+}
+
 static char *encode_compact (const struct rp_rset *r)
 {
-    struct buf b = { 0 };
-    json_t *top = top_json (r, false);
+    static const struct member mb[] = { { "execution", put_execution },
+                                        { "scheduling", put_scheduling } };
+    struct jtext b = { 0 };
+    json_t *top;
 
-    if (!top || put_object (&b, top, "execution", put_execution, r) < 0) {
-        json_decref (top);
-        free (b.s);
-        errno = ENOMEM;
-        return NULL;
+    if (plain (r)) {
+        put_plain (&b, r);
+        return jt_finish (&b);
     }
+    if (!(top = top_json (r, false, true))
+        || put_object (&b, top, mb, r->sched ? 2 : 1, r) < 0)
+        b.failed = true;
     json_decref (top);
-    return b.s;
+    return jt_finish (&b);
 }
 
 char *rp_rset_encode (const struct rp_rset *r, int flags)

@@ -531,4 +531,12 @@ test_expect_success 'score-fails refuses a configuration block in its init' '
 		respol config check sf.yaml
 '
 
+test_expect_success 'the shipped policies hints give what scoring every candidate gives' '
+	"$RESPOL_BUILDDIR/bench/match-trace" --seed=11 --clusters=4 --steps=150 >hints &&
+	"$RESPOL_BUILDDIR/bench/match-trace" --seed=11 --clusters=4 --steps=150 \
+		--no-hints >nohints &&
+	test $(grep -c "^alloc [0-9]*: " hints) -gt 500 &&
+	test_cmp nohints hints
+'
+
 test_done

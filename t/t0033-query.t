@@ -190,6 +190,70 @@ test_expect_success 'release of every rank ends the job; a down root blocks ever
 	test_cmp expected out &&
 	test_cmp expected.err err
 '
+test_expect_success '-F rv1_nosched: R without its scheduling key, for allocate and info' '
+	cat >s4 <<-\EOF &&
+	match allocate slots.yaml
+	info 1
+	EOF
+	respol query --now=100 -R R.json -f s4 >json &&
+	respol query --now=100 -F rv1_nosched -R R.json -f s4 >out &&
+	test $(grep -c "\"scheduling\":{\"graph\"" json) = 2 &&
+	sed "s/,\"scheduling\":.*,\"version\":1}$/,\"version\":1}/" json >expected &&
+	test_cmp expected out
+'
+test_expect_success 'a jobspec file is parsed once per content: an edited file is read again' '
+	cp slots.yaml job.yaml &&
+	rm -f cmds &&
+	mkfifo cmds &&
+	{ respol query --now=100 -F short --generate=$GEN -f cmds >out 2>err & } &&
+	exec 9>cmds &&
+	echo "match allocate job.yaml" >&9 &&
+	echo "match allocate job.yaml" >&9 &&
+	n=0 &&
+	while ! grep -q "^2:" out && test $n -lt 600; do
+		sleep 0.05; n=$((n + 1))
+	done &&
+	cp nodes.yaml job.yaml &&
+	echo "match allocate job.yaml" >&9 &&
+	exec 9>&- &&
+	wait &&
+	cat >expected <<-\EOF &&
+	1: node0: core[0-3]
+	2: node0: core[4-7]
+	3: node1: core[0-1] gpu[0]; node2: core[0-1] gpu[0]
+	EOF
+	test_cmp expected out &&
+	test_must_be_empty err
+'
+test_expect_success 'a jobspec read again from the cache says its warnings again' '
+	sed "s/^  system:/  system:\n    frob: 1/" slots.yaml >warn.yaml &&
+	printf "match allocate warn.yaml\nmatch allocate warn.yaml\n" |
+		respol query --now=100 -F short --generate=$GEN >out 2>err &&
+	cat >expected.err <<-\EOF &&
+	respol: query: line 1: warning: warn.yaml:17:11: attributes.system.frob: unknown system attribute
+	respol: query: line 2: warning: warn.yaml:17:11: attributes.system.frob: unknown system attribute
+	EOF
+	test_cmp expected.err err &&
+	test $(wc -l <out) = 2
+'
+test_expect_success 'the cache holds 16 files; the 17th and later read as well' '
+	for i in $(seq 1 18); do
+		sed "s/count: 2$/count: 1/" slots.yaml >j$i.yaml || return 1
+	done &&
+	for i in $(seq 1 18) 1 18 2; do echo "match allocate j$i.yaml"; done >s5 &&
+	respol query --now=100 -F short --generate=nodes=21,cores=1 -f s5 >out &&
+	test $(wc -l <out) = 21 &&
+	tail -1 out >last &&
+	echo "21: node20: core[0]" >expected &&
+	test_cmp expected last
+'
+test_expect_success 'a job of another --user on a line gets that user' '
+	printf "match allocate slots.yaml\nmatch allocate --user=0 slots.yaml\nmatch allocate slots.yaml\njobs\n" |
+		respol query --now=100 -F short --generate=$GEN >out &&
+	grep "^1: running user=$(id -un) " out &&
+	grep "^2: running user=root " out &&
+	grep "^3: running user=$(id -un) " out
+'
 test_expect_success 'bad options are usage errors' '
 	test_error 2 "respol: query: option '\''-F'\'' requires an argument
 Try '\''respol query --help'\'' for more information." respol query --generate=$GEN -F &&

@@ -47,9 +47,84 @@ test_expect_success 'bench-match --quick prints its tables' '
 		grep "^| 32 | $p | slot4 |" out || return 1
 	done
 '
+test_expect_success 'bench-match --quick times the query path of every policy' '
+	grep "^| nodes | policy | respol load (ms) | respol us/command" out &&
+	for p in first low high pack spread locality; do
+		grep "^| 32 | $p | [0-9.]* | -\{0,1\}[0-9.]* | [0-9.]* |" out ||
+			return 1
+	done
+'
+test_expect_success 'bench-match says when Fluxion is not given' '
+	RESPOL_RESOURCE_QUERY= "$BENCH/bench-match" --quick --policy=first \
+		--query-sizes=8 >out &&
+	grep "^Fluxion.s resource-query: not given" out &&
+	grep "^| 8 | first | .* | - | - | - | - |\$" out
+'
+test_expect_success 'bench-match runs a stand-in for resource-query and checks its R' '
+	cat >rq <<-\EOF &&
+	#!/bin/sh
+	# answers every allocate with one R in the file of -t
+	while [ $# -gt 0 ]; do
+		[ "$1" = -t ] && out=$2
+		shift
+	done
+	: >"$out"
+	while read -r cmd rest; do
+		[ "$cmd" = match ] && echo "{\"R_lite\": []}" >>"$out"
+	done
+	exit 0
+	EOF
+	chmod +x rq &&
+	"$BENCH/bench-match" --quick --policy=low --query-sizes=8 \
+		--resource-query="$PWD/rq" >out &&
+	grep "^| 8 | low | .* | [0-9.]*x |\$" out
+'
+test_expect_success 'bench-match refuses a resource-query that allocates nothing' '
+	printf "#!/bin/sh\ncat >/dev/null\n" >rq0 &&
+	chmod +x rq0 &&
+	test_expect_code 1 "$BENCH/bench-match" --quick --policy=first \
+		--query-sizes=8 --resource-query="$PWD/rq0" 2>err &&
+	grep "^bench-match: .*/rq0 -P first: 0 of 11 commands allocated" err
+'
+test_expect_success 'bench-match refuses more commands than the cluster holds' '
+	test_expect_code 1 "$BENCH/bench-match" --quick --policy=first \
+		--query-sizes=2 --commands=33 2>err &&
+	grep "^bench-match: --commands=33: more than the 32 slots of 4 cores of 2 nodes" err
+'
+test_expect_success 'bench-match names a respol or resource-query it cannot run' '
+	test_expect_code 1 "$BENCH/bench-match" --quick --policy=first \
+		--respol=/nonexistent 2>err &&
+	grep "^bench-match: --respol: /nonexistent: No such file or directory" err &&
+	test_expect_code 1 "$BENCH/bench-match" --quick --policy=first \
+		--resource-query=/nonexistent 2>err &&
+	grep "^bench-match: --resource-query: /nonexistent: No such file" err
+'
+test_expect_success 'bench-match rejects bad --query-sizes and --commands' '
+	test_expect_code 1 "$BENCH/bench-match" --query-sizes=1 2>err &&
+	grep "^bench-match: --query-sizes: not up to 8 node counts >= 2: 1" err &&
+	test_expect_code 1 "$BENCH/bench-match" --commands=0 2>err &&
+	grep "^bench-match: --commands: not a positive number: 0" err
+'
 test_expect_success 'bench-match rejects a bad --budget (exit 1)' '
 	test_expect_code 1 "$BENCH/bench-match" --budget=-1 2>err &&
 	grep "^bench-match: --budget: not a positive number: -1" err
+'
+test_expect_success 'match-trace prints every step of every policy' '
+	"$BENCH/match-trace" --seed=3 --clusters=1 --steps=30 >out &&
+	for p in first low high pack spread locality; do
+		grep "^policy $p\$" out || return 1
+	done &&
+	grep "^cluster nodes=" out &&
+	grep "^alloc [0-9]*: {\"execution\"" out
+'
+test_expect_success 'compare-match finds a build the same as itself' '
+	"$RESPOL_SRCDIR/scripts/compare-match" --seeds=1 --clusters=1 --steps=20 \
+		"$RESPOL_BUILDDIR" "$RESPOL_BUILDDIR" >out &&
+	grep "^seed 1 pack: same" out
+'
+test_expect_success 'compare-match needs a built tree' '
+	test_expect_code 1 "$RESPOL_SRCDIR/scripts/compare-match" "$PWD" 2>err &&
+	grep "no core/.libs/librespol.so (build it first)" err
 '
 test_expect_success 'bench-inventory --quick prints its tables' '
 	"$BENCH/bench-inventory" --quick >out &&

@@ -192,6 +192,14 @@ json_t *rp_graph_subgraph_jgf (const struct rp_graph *g,
                                const rp_vertex_t *vertices,
                                const uint64_t *amount, const bool *exclusive,
                                size_t n);
+/* The same document as text: what json_dumps (rp_graph_subgraph_jgf (...),
+ * JSON_COMPACT | JSON_SORT_KEYS) prints, written without building the
+ * tree (the matcher writes every allocation's scheduling key so).  Caller
+ * frees.  NULL with errno (EINVAL, ENOMEM). */
+char *rp_graph_subgraph_encode (const struct rp_graph *g,
+                                const rp_vertex_t *vertices,
+                                const uint64_t *amount, const bool *exclusive,
+                                size_t n);
 
 /* --- reading --------------------------------------------------------- */
 

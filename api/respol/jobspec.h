@@ -126,6 +126,11 @@ struct rp_jobspec *rp_jobspec_from_json (const json_t *root, const char *name,
                                          struct rp_diags *diags);
 /* Accepts NULL, keeps errno. */
 void rp_jobspec_destroy (struct rp_jobspec *js);
+/* A copy of js the caller must destroy: a jobspec never changes once
+ * loaded, so the copy is js itself with one more reference (O(1)), and
+ * each owner destroys its own.  NULL with EINVAL for NULL.  References
+ * are counted atomically: copies may be destroyed by different threads. */
+struct rp_jobspec *rp_jobspec_copy (const struct rp_jobspec *js);
 
 /* Parse a profile name: "v1" or "canonical".  0, or -1 with errno EINVAL
  * and *profile untouched. */

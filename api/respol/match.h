@@ -153,6 +153,20 @@ struct rp_rset *rp_matcher_allocate (struct rp_matcher *m, uint64_t jobid,
 int rp_matcher_satisfiability (struct rp_matcher *m,
                                const struct rp_jobspec *js, rp_error_t *error);
 
+/* Whether the R rp_matcher_allocate returns carries the scheduling key
+ * (on by default).  Off, it holds R_lite, the nodelist and the times
+ * only, for a caller that prints R without the key (writing the allocated
+ * subgraph is most of an allocation's cost); rp_matcher_job_rset still
+ * builds the key when asked. */
+void rp_matcher_set_scheduling (struct rp_matcher *m, bool on);
+
+/* Whether the matcher uses the policy's hints (rp_match_ops.hints,
+ * respol/plugin.h) to order candidates from its indexes (on by default).
+ * Off, it scores every candidate as the policy's operations say: the
+ * same result, at a cost that grows with the cluster; for checking that
+ * a policy's hints say what its operations do. */
+void rp_matcher_set_hints (struct rp_matcher *m, bool on);
+
 /* Free everything job jobid holds.  ENOENT for an unknown job. */
 int rp_matcher_free (struct rp_matcher *m, uint64_t jobid, rp_error_t *error);
 

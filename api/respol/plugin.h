@@ -359,7 +359,47 @@ struct rp_match_ops {
     /* As rp_validate_ops' job_event.  Optional. */
     int (*job_event) (struct rp_plugin *p, int event, const struct rp_job *job);
 
+    /* What the host may know of score and order_candidates without
+     * calling them (bits of enum rp_match_hint; 0: nothing), so that it
+     * can order candidates from its indexes where a large part of the
+     * graph would otherwise be scored (see below).  The operations must
+     * still do what the hints say: the host calls them where it cannot
+     * use an index, and for explanations.  Optional. */
+    uint32_t hints;
+
     /* New operations are added here, at the end. */
+};
+
+/* Hints (rp_match_ops.hints).  Where the vertex the host places a request
+ * in has many children (more than 64) that are all candidates of the
+ * request, the host keeps an index of them and uses these instead of
+ * scoring every child; a match then costs about the same at any number
+ * of children.  Where the children the request may take are all its
+ * candidates and the hints say they score in walk order (ids ascending,
+ * or all showing the same, as the free cores of a node), the host takes
+ * them in that order without scoring them.
+ *
+ * RP_MATCH_SCORE_BY_FREE: score (v) depends only on the request being
+ *   placed (rp_match_request, rp_match_request_type, rp_match_unit_need,
+ *   rp_match_jobspec, rp_match_is_satisfiability) and on what v shows:
+ *   its type, size and state, and the free amounts rp_match_vertex_free
+ *   and rp_match_subtree_free give for v; not on its id, name or
+ *   properties, nor on rp_match_count_need or rp_match_held.  Vertices
+ *   that show the same get the same score.  The host scores one child
+ *   per class of children that show the same (best fit, worst fit).
+ * RP_MATCH_SCORE_BY_ID: score (v) is -(v's id), INT64_MIN when it has
+ *   none: ascending ids.  Where the children's ids ascend with their
+ *   handles, the host takes them in order without scoring them.
+ * RP_MATCH_SCORE_TARGETS_ZERO: score (v) is 0 for every execution
+ *   target: the host takes targets in walk order without scoring them.
+ * RP_MATCH_ORDER_GROUPS: order_candidates leaves unchanged an array in
+ *   which each vertex appears once, or where the finds of each vertex are
+ *   next to each other: the host does not call it then. */
+enum rp_match_hint {
+    RP_MATCH_SCORE_BY_FREE = 1,
+    RP_MATCH_SCORE_BY_ID = 2,
+    RP_MATCH_SCORE_TARGETS_ZERO = 4,
+    RP_MATCH_ORDER_GROUPS = 8,
 };
 
 /* Services for match policies (exported by librespol).  All take the

@@ -275,6 +275,15 @@ int cmd_who_option (struct cmd_who *w, int c, const char *arg);
 struct rp_context *cmd_context (const struct cmd_who *w,
                                 const struct rp_jobspec *js,
                                 rp_error_t *error);
+/* cmd_context in two steps, for a command that makes many jobs: the
+ * context of w's user (looked up in the password and group databases
+ * once), then a copy of it with w's (else js's) account and queue. */
+struct rp_context *cmd_context_user (const struct cmd_who *w,
+                                     rp_error_t *error);
+struct rp_context *cmd_context_from (const struct rp_context *user,
+                                     const struct cmd_who *w,
+                                     const struct rp_jobspec *js,
+                                     rp_error_t *error);
 
 /* `respol graph`, `respol match`, `respol query`. */
 int cmd_graph (int argc, char **argv);

@@ -55,6 +55,15 @@
  *   cannot say (sockets, memory) is in the JSON form's "scheduling" key.
  * - Jobspec is read with the canonical profile (RFC 14) by default, as
  *   respol match reads it; --profile=v1 restricts it to RFC 25.
+ * - A jobspec file is parsed once per content: the query keeps the last
+ *   16 files it parsed, each with the text it was read from, and reads a
+ *   file again on every line; the same text is not parsed again (its
+ *   warnings are printed again), an edited file is.  Jobs share the
+ *   parsed jobspec (rp_jobspec_copy).  The user of a job's WHO is looked
+ *   up once per --user word, not per job.
+ * - -F rv1_nosched prints R without the scheduling key (as Fluxion's
+ *   resource-query -F rv1_nosched), and the matcher then does not write
+ *   the key for allocations (rp_matcher_set_scheduling).
  * - --now fixes every starttime (as for respol match); without it each
  *   allocation starts at the current time in whole seconds.
  * - --timing prints how long each match took on stderr:
@@ -91,6 +100,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -145,6 +155,19 @@ struct options {
     struct cmd_resources res;
 };
 
+#define CACHE_FILES 16
+
+/* A jobspec file as it was read and parsed, with what the load said. */
+struct jobspec_cache {
+    char *path;
+    char *text;
+    size_t len;
+    struct rp_jobspec *js;
+    char **warnings;
+    size_t nwarnings;
+    uint64_t used; /* query clock of the last use: the oldest goes first */
+};
+
 struct query {
     struct rp_matcher *m;
     struct rp_acquire_consumer *consumer; /* owns m when set */
@@ -156,6 +179,7 @@ struct query {
     enum rp_jobspec_profile profile;
     double now; /* < 0: the current time */
     bool short_form;
+    bool nosched; /* -F rv1_nosched */
     bool timing;
     bool explain;
     bool stdin_commands;
@@ -163,6 +187,13 @@ struct query {
     unsigned long line;
     bool failed;
     bool plugin_failed; /* a policy failed (EPROTO) */
+    /* jobspec files parsed, by path, each with the text it was read
+     * from (struct jobspec_cache), and the user of the last job's WHO */
+    struct jobspec_cache *cache;
+    size_t ncache;
+    uint64_t cache_clock;
+    struct rp_context *user_ctx;
+    char *user_key; /* its --user word, "" for the caller */
     /* the current command: its words and their single spaced text */
     char *words[MAX_WORDS + 1];
     int nwords;
@@ -205,8 +236,10 @@ static void usage (FILE *f)
              "  -P, --policy=NAME   the match policy (default: the first "
              "of the match\n"
              "                      stack, else first fit)\n"
-             "  -F, --format=NAME   json (default: a jobid=N line, then R) "
-             "or short\n"
+             "  -F, --format=NAME   json (default: a jobid=N line, then R), "
+             "rv1_nosched\n"
+             "                      (the same, R without its scheduling "
+             "key) or short\n"
              "                      (one line per job)\n"
              "  -f, --file=FILE     read commands from FILE, not stdin\n"
              "      --profile=NAME  jobspec profile: canonical (RFC 14, the "
@@ -305,45 +338,183 @@ static void print_short (uint64_t jobid, const struct rp_rset *R)
 static void print_job (const struct query *q, uint64_t jobid,
                        const struct rp_rset *R)
 {
+    struct rp_rset *bare = NULL;
     char *s;
 
     if (q->short_form) {
         print_short (jobid, R);
         return;
     }
+    /* -F rv1_nosched: R as the matcher returns it without the key; the R
+     * of info and hello has it */
+    if (q->nosched && rp_rset_scheduling (R)
+        && (!(R = bare = rp_rset_copy (R))
+            || rp_rset_set_scheduling (bare, NULL) < 0))
+        cmd_die (SUB, "out of memory");
     if (!(s = rp_rset_encode (R, 0)))
         cmd_die (SUB, "out of memory");
     printf ("jobid=%llu\n%s\n", (unsigned long long)jobid, s);
     free (s);
+    rp_rset_destroy (bare);
 }
 
 /* --- commands ------------------------------------------------------------ */
 
-static struct rp_jobspec *load_jobspec (struct query *q, const char *path)
+static void cache_entry_clear (struct jobspec_cache *c)
 {
-    struct rp_diags *d;
-    struct rp_jobspec *js;
-    int saved_errno;
+    free (c->path);
+    free (c->text);
+    rp_jobspec_destroy (c->js);
+    for (size_t i = 0; i < c->nwarnings; i++)
+        free (c->warnings[i]);
+    free (c->warnings);
+    memset (c, 0, sizeof (*c));
+}
 
-    if (!strcmp (path, "-")) {
-        fail (q, "a jobspec file is needed, not stdin");
+static void cache_destroy (struct query *q)
+{
+    for (size_t i = 0; i < q->ncache; i++)
+        cache_entry_clear (&q->cache[i]);
+    free (q->cache);
+}
+
+/* The whole of a regular file of at most RP_DOC_MAX_BYTES, or NULL (then
+ * the jobspec reader opens it itself and says what is wrong). */
+static char *read_small (const char *path, size_t *len)
+{
+    FILE *f = fopen (path, "r");
+    struct stat st;
+    char *buf = NULL;
+
+    if (!f)
         return NULL;
+    if (fstat (fileno (f), &st) == 0 && S_ISREG (st.st_mode)
+        && (uint64_t)st.st_size <= RP_DOC_MAX_BYTES
+        && (buf = malloc ((size_t)st.st_size + 1))) {
+        *len = fread (buf, 1, (size_t)st.st_size + 1, f);
+        if (ferror (f) || *len > (size_t)st.st_size) {
+            free (buf);
+            buf = NULL;
+        }
     }
-    if (!(d = rp_diags_create ()))
-        cmd_die (SUB, "out of memory");
-    js = rp_jobspec_load_file (path, q->profile, d);
-    saved_errno = errno;
+    fclose (f);
+    return buf;
+}
+
+/* The cached jobspec of path when the file still holds text. */
+static struct jobspec_cache *cache_find (struct query *q, const char *path,
+                                         const char *text, size_t len)
+{
+    for (size_t i = 0; text && i < q->ncache; i++) {
+        struct jobspec_cache *c = &q->cache[i];
+        if (!strcmp (c->path, path) && c->len == len
+            && !memcmp (c->text, text, len))
+            return c;
+    }
+    return NULL;
+}
+
+/* A slot for path: its old entry, a free one, or the least recently used
+ * (cleared). */
+static struct jobspec_cache *cache_slot (struct query *q, const char *path)
+{
+    struct jobspec_cache *c = NULL;
+
+    for (size_t i = 0; i < q->ncache && !c; i++)
+        if (!strcmp (q->cache[i].path, path))
+            c = &q->cache[i];
+    if (!c && q->ncache < CACHE_FILES) {
+        struct jobspec_cache *n =
+            realloc (q->cache, (q->ncache + 1) * sizeof (*n));
+        if (!n)
+            cmd_die (SUB, "out of memory");
+        q->cache = n;
+        c = &q->cache[q->ncache++];
+        memset (c, 0, sizeof (*c));
+    }
+    for (size_t i = 0; i < q->ncache && !c; i++)
+        if (i == 0 || q->cache[i].used < c->used)
+            c = &q->cache[i];
+    cache_entry_clear (c);
+    return c;
+}
+
+/* Print what the load said; keep its warnings in c (when not NULL). */
+static void load_diags (struct query *q, struct rp_diags *d,
+                        struct jobspec_cache *c)
+{
     for (size_t i = 0; i < rp_diags_count (d); i++) {
         bool warning = rp_diags_severity (d, i) == RP_DIAG_WARNING;
         fprintf (stderr, "respol: %s: line %lu: %s%s\n", SUB, q->line,
                  warning ? "warning: " : "", rp_diags_text (d, i));
+        if (!c || !warning)
+            continue;
+        if (!(c->warnings =
+                  realloc (c->warnings, (c->nwarnings + 1) * sizeof (char *)))
+            || !(c->warnings[c->nwarnings++] = strdup (rp_diags_text (d, i))))
+            cmd_die (SUB, "out of memory");
     }
+}
+
+/* Parse path, and keep it by the text it was read from when that text is
+ * what the file still holds after the parse (else it changed meanwhile:
+ * not kept). */
+static struct rp_jobspec *load_new (struct query *q, const char *path,
+                                    char *text, size_t len)
+{
+    struct rp_diags *d = rp_diags_create ();
+    struct jobspec_cache *c = NULL;
+    struct rp_jobspec *js;
+    size_t after_len = 0;
+    char *after = NULL;
+    int saved_errno;
+
+    if (!d)
+        cmd_die (SUB, "out of memory");
+    js = rp_jobspec_load_file (path, q->profile, d);
+    saved_errno = errno;
+    if (js && text && (after = read_small (path, &after_len))
+        && after_len == len && !memcmp (after, text, len)) {
+        c = cache_slot (q, path);
+        if (!(c->path = strdup (path)) || !(c->js = rp_jobspec_copy (js)))
+            cmd_die (SUB, "out of memory");
+        c->text = text;
+        c->len = len;
+        c->used = ++q->cache_clock;
+        text = NULL;
+    }
+    load_diags (q, d, c);
     if (!js && rp_diags_errors (d) == 0)
         fail (q, "%s", strerror (saved_errno));
     if (!js)
         q->failed = true;
     rp_diags_destroy (d);
+    free (after);
+    free (text);
     return js;
+}
+
+/* The jobspec of file path: read once per content (a file read before
+ * with the same text is not parsed again; its warnings are said again). */
+static struct rp_jobspec *load_jobspec (struct query *q, const char *path)
+{
+    struct jobspec_cache *c;
+    size_t len = 0;
+    char *text;
+
+    if (!strcmp (path, "-")) {
+        fail (q, "a jobspec file is needed, not stdin");
+        return NULL;
+    }
+    text = read_small (path, &len);
+    if (!(c = cache_find (q, path, text, len)))
+        return load_new (q, path, text, len);
+    free (text);
+    c->used = ++q->cache_clock;
+    for (size_t i = 0; i < c->nwarnings; i++)
+        fprintf (stderr, "respol: %s: line %lu: warning: %s\n", SUB, q->line,
+                 c->warnings[i]);
+    return rp_jobspec_copy (c->js);
 }
 
 static double now_of (const struct query *q)
@@ -411,14 +582,26 @@ static int job_words (struct query *q, int first, const char *usage,
 
 /* The context of a new job (the next job id, submitted now), or NULL
  * after a message. */
-static struct rp_context *job_context (struct query *q,
-                                       const struct cmd_who *w,
+static struct rp_context *job_context (struct query *q, const struct cmd_who *w,
                                        const struct rp_jobspec *js)
 {
+    const char *key = w->user ? w->user : "";
     struct rp_context *ctx;
     rp_error_t error;
 
-    if (!(ctx = cmd_context (w, js, &error))) {
+    /* the user is looked up once per --user word, not per job */
+    if (!q->user_ctx || strcmp (q->user_key, key)) {
+        rp_context_destroy (q->user_ctx);
+        free (q->user_key);
+        q->user_key = NULL;
+        if (!(q->user_ctx = cmd_context_user (w, &error))) {
+            fail (q, "%s", error.text);
+            return NULL;
+        }
+        if (!(q->user_key = strdup (key)))
+            cmd_die (SUB, "out of memory");
+    }
+    if (!(ctx = cmd_context_from (q->user_ctx, w, js, &error))) {
         fail (q, "%s", error.text);
         return NULL;
     }
@@ -457,8 +640,8 @@ static int validate (struct query *q, const struct rp_jobspec *js,
         return RP_ACCEPT;
     if (!(d = rp_diags_create ()))
         cmd_die (SUB, "out of memory");
-    verdict = rp_config_validate_job (q->cfg, js, ctx, q->inst, final, reason,
-                                      d);
+    verdict =
+        rp_config_validate_job (q->cfg, js, ctx, q->inst, final, reason, d);
     if (verdict < 0 && errno != EPROTO)
         cmd_die (SUB, "validate: %s", strerror (errno));
     for (size_t i = 0; i < rp_diags_count (d); i++)
@@ -611,8 +794,8 @@ static bool schedule_one (struct query *q, const struct rp_job *j)
     int verdict;
 
     /* Amendments were applied at submission: the jobspec stays. */
-    verdict = validate (q, rp_job_jobspec (j), rp_job_context (j), &amended,
-                        &reason);
+    verdict =
+        validate (q, rp_job_jobspec (j), rp_job_context (j), &amended, &reason);
     rp_jobspec_destroy (amended);
     if (verdict < 0)
         return false; /* a validator failed: the pass stops here */
@@ -814,8 +997,7 @@ static void cmd_usage_line (struct query *q)
     for (int i = 0; i < 5; i++) {
         uint64_t v = user ? rp_instance_user_usage (q->inst, uid, i)
                           : rp_instance_account_usage (q->inst, q->words[2], i);
-        if (json_object_set_new (o, items[i], json_integer ((json_int_t)v))
-            < 0)
+        if (json_object_set_new (o, items[i], json_integer ((json_int_t)v)) < 0)
             cmd_die (SUB, "out of memory");
     }
     cmd_print_json (o);
@@ -966,6 +1148,7 @@ static int acquire_one (struct query *q, const json_t *o, rp_error_t *e)
         cmd_die (SUB, "out of memory");
     rp_matcher_set_instance (q->m, q->inst);
     rp_matcher_set_explain (q->m, q->explain);
+    rp_matcher_set_scheduling (q->m, !q->nosched);
     return 0;
 }
 
@@ -1252,9 +1435,11 @@ static void set_option (struct options *o, struct query *q, int c)
     else if (c == OPT_EXPLAIN)
         q->explain = true;
     else if (c == 'F') {
-        if (strcmp (optarg, "json") != 0 && strcmp (optarg, "short") != 0)
+        if (strcmp (optarg, "json") != 0 && strcmp (optarg, "short") != 0
+            && strcmp (optarg, "rv1_nosched") != 0)
             cmd_usage_error (SUB, "unknown format '%s'", optarg);
         q->short_form = !strcmp (optarg, "short");
+        q->nosched = !strcmp (optarg, "rv1_nosched");
     } else if (c == OPT_PROFILE) {
         if (rp_jobspec_profile_parse (optarg, &q->profile) < 0)
             cmd_usage_error (SUB, "unknown profile '%s'", optarg);
@@ -1317,11 +1502,15 @@ int cmd_query (int argc, char **argv)
         cmd_die (SUB, "out of memory");
     rp_matcher_set_instance (q->m, q->inst);
     rp_matcher_set_explain (q->m, q->explain);
+    rp_matcher_set_scheduling (q->m, !q->nosched);
     f = open_commands (&o, q);
     loop (q, f);
     if (f != stdin)
         fclose (f);
     drop_state (q);
+    cache_destroy (q);
+    rp_context_destroy (q->user_ctx);
+    free (q->user_key);
     rp_instance_destroy (q->inst);
     rp_config_destroy (cfg);
     status = q->plugin_failed ? EXIT_PLUGIN : q->failed ? EXIT_INPUT : 0;

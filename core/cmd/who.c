@@ -33,16 +33,14 @@ int cmd_who_option (struct cmd_who *w, int c, const char *arg)
 
 static const char *system_string (const struct rp_jobspec *js, const char *key)
 {
-    return js ? json_string_value (json_object_get (rp_jobspec_system (js), key))
+    return js ? json_string_value (
+               json_object_get (rp_jobspec_system (js), key))
               : NULL;
 }
 
-struct rp_context *cmd_context (const struct cmd_who *w,
-                                const struct rp_jobspec *js, rp_error_t *error)
+struct rp_context *cmd_context_user (const struct cmd_who *w, rp_error_t *error)
 {
     struct rp_context *c = rp_context_create (RP_ORIGIN_COMMAND);
-    const char *account = w->account ? w->account : system_string (js, "bank");
-    const char *queue = w->queue ? w->queue : system_string (js, "queue");
 
     if (!c) {
         rp_error_set (error, errno, "out of memory");
@@ -50,8 +48,26 @@ struct rp_context *cmd_context (const struct cmd_who *w,
     }
     if ((w->user ? rp_context_set_user (c, w->user, error)
                  : rp_context_set_caller (c, error))
-        < 0)
-        goto error;
+        < 0) {
+        rp_context_destroy (c);
+        return NULL;
+    }
+    return c;
+}
+
+struct rp_context *cmd_context_from (const struct rp_context *user,
+                                     const struct cmd_who *w,
+                                     const struct rp_jobspec *js,
+                                     rp_error_t *error)
+{
+    struct rp_context *c = rp_context_copy (user);
+    const char *account = w->account ? w->account : system_string (js, "bank");
+    const char *queue = w->queue ? w->queue : system_string (js, "queue");
+
+    if (!c) {
+        rp_error_set (error, errno, "out of memory");
+        return NULL;
+    }
     if (rp_context_set_account (c, account) < 0) {
         rp_error_set (error, errno, "account '%s': %s", account,
                       errno == EINVAL ? "empty or longer than 255 bytes"
@@ -68,4 +84,14 @@ struct rp_context *cmd_context (const struct cmd_who *w,
 error:
     rp_context_destroy (c);
     return NULL;
+}
+
+struct rp_context *cmd_context (const struct cmd_who *w,
+                                const struct rp_jobspec *js, rp_error_t *error)
+{
+    struct rp_context *user = cmd_context_user (w, error);
+    struct rp_context *c = user ? cmd_context_from (user, w, js, error) : NULL;
+
+    rp_context_destroy (user);
+    return c;
 }

@@ -3,7 +3,8 @@
  * errors, accessors, the generator, allocation states against a brute
  * force recount, gstate_child_fit, the walker and the accumulator.
  *
- * The file includes core/graph.c itself: the allocation state functions
+ * The file includes the graph's own files (core/graph.c and the
+ * graph_*.c files of core/graph_impl.h): the allocation state functions
  * (core/graph_private.h) and the block summaries are white-box tested,
  * and the library's export list keeps them out of librespol.so.  The
  * copy here interposes the library's, so the whole test runs one copy.
@@ -16,6 +17,12 @@
 static size_t fit_probes; /* entries gstate_child_fit examined */
 #define FIT_PROBE() (fit_probes++)
 #include "core/graph.c"
+#include "core/graph_bounds.c"
+#include "core/graph_finalize.c"
+#include "core/graph_generate.c"
+#include "core/graph_index.c"
+#include "core/graph_state.c"
+#include "core/graph_walk.c"
 
 #include <malloc.h>
 #include <stdarg.h>
@@ -973,14 +980,54 @@ static bool model_take_ok (const struct rp_gstate *s, rp_vertex_t v,
            && gstate_used (s, v) + amount <= rp_graph_vertex_size (s->g, v);
 }
 
+/* The classes of every index of s, read as the matcher reads them:
+ * each child in exactly one class, members popped in ascending handles,
+ * every member of a class showing the same key, then all put back. */
+static bool classes_ok (struct rp_gstate *s, char *why, size_t size)
+{
+    for (size_t i = 0; i < s->nix; i++) {
+        struct gindex *x = s->ix[i];
+        size_t n = gstate_classes (s, x->p), total = 0;
+        uint64_t *a = calloc (x->keylen, sizeof (*a));
+        uint64_t *b = calloc (x->keylen, sizeof (*b));
+        bool good = n > 0 && a && b;
+        for (size_t k = 0; k < n && good; k++) {
+            rp_vertex_t first = gstate_class_first (s, x->p, k), c, last = NONE;
+            if (first != NONE)
+                key_of (s, first, a);
+            while (good && (c = gstate_class_pop (s, x->p, k)) != NONE) {
+                key_of (s, c, b);
+                good = (last == NONE || c > last)
+                       && !memcmp (a, b, x->keylen * sizeof (*a));
+                last = c;
+                total++;
+            }
+        }
+        gstate_class_restore (s, x->p);
+        free (a);
+        free (b);
+        if (!good || total != x->nkids) {
+            snprintf (why, size, "index of %u: %zu of %u children, %s", x->p,
+                      total, x->nkids, good ? "ordered" : "out of order");
+            return false;
+        }
+    }
+    return true;
+}
+
 static void test_random_states (const char *spec)
 {
     rp_error_t e;
     struct rp_graph *g = rp_graph_generate (spec, &e);
     struct rp_gstate *s = graph_live (g);
+    size_t indexes = 0;
     size_t n = rp_graph_nvertices (g), nholds = 0, bad = 0, refused = 0;
     struct hold *holds = calloc (4000, sizeof (*holds));
     char why[300] = "";
+    /* every parent with more than 64 children indexed by class */
+    for (rp_vertex_t v = 0; v < rp_graph_nvertices (g); v++)
+        if (rp_graph_nchildren (g, v) > 64 && gstate_index (s, v) == 0)
+            indexes++;
     srand (42);
     for (int step = 0; step < 3000 && bad == 0; step++) {
         int op = rand () % 10;
@@ -1022,11 +1069,13 @@ static void test_random_states (const char *spec)
             snprintf (why, sizeof (why), "gstate_check: %s", e.text);
             bad++;
         }
+        if (bad == 0 && step % 7 == 0 && !classes_ok (s, why, sizeof (why)))
+            bad++;
     }
     ok (bad == 0,
-        "%s: 3000 random take/put/set_state: aggregates and"
-        " blocks match a brute force recount",
-        spec);
+        "%s: 3000 random take/put/set_state: aggregates, blocks and the"
+        " %zu indexes by class match a brute force recount",
+        spec, indexes);
     if (bad)
         diag ("%s", why);
     ok (nholds > 100 && refused > 100,
@@ -1043,6 +1092,50 @@ static void test_random_states (const char *spec)
     ok (rp_graph_subtree_idle (g, 0) && gstate_check (s, &e) == 0,
         "all released and up: idle again");
     free (holds);
+    rp_graph_destroy (g);
+}
+
+/* A child that shows a new key at every change leaves empty classes
+ * behind: past twice the children, the index is rebuilt without them. */
+static void test_index_rebuild (void)
+{
+    rp_error_t e;
+    struct rp_graph *g = rp_graph_create ();
+    rp_vertex_t root = rp_graph_add_vertex (g, "cluster", NULL, 0, 1, NULL, &e);
+    rp_vertex_t pool = RP_VERTEX_NONE;
+    struct rp_gstate *s;
+    char why[300] = "";
+    size_t most = 0, live = 0;
+    bool good = true;
+
+    for (int i = 0; i < 70; i++) {
+        rp_vertex_t v =
+            rp_graph_add_vertex (g, "memory", NULL, i, 1000, "GB", &e);
+        if (v == RP_VERTEX_NONE
+            || rp_graph_add_edge (g, root, v, "containment", "contains", &e)
+                   < 0)
+            BAIL_OUT ("build: %s", e.text);
+        if (i == 0)
+            pool = v;
+    }
+    if (rp_graph_finalize (g, &e) < 0 || !(s = graph_live (g))
+        || gstate_index (s, root) < 0)
+        BAIL_OUT ("finalize: %s", e.text);
+    ok (gstate_classes (s, root) == 1, "index: 70 idle pools, one class");
+    for (uint64_t k = 1; k <= 400 && good; k++) {
+        size_t n;
+        good = gstate_take (s, pool, k, true) == 0;
+        n = gstate_classes (s, root);
+        most = n > most ? n : most;
+        good = good && gstate_put (s, pool, k, true) == 0 && n > 0;
+    }
+    ok (good && most <= 2 * 70 + 16 + 1,
+        "index: 400 keys of one child, at most %zu classes kept", most);
+    for (size_t k = 0, n = gstate_classes (s, root); k < n; k++)
+        live += gstate_class_first (s, root, k) != RP_VERTEX_NONE;
+    ok (classes_ok (s, why, sizeof (why)) && live == 1,
+        "index: rebuilt, the pools are in one class again (%s)", why);
+    ok (gstate_check (s, &e) == 0, "index: gstate_check passes");
     rp_graph_destroy (g);
 }
 
@@ -1915,6 +2008,7 @@ int main (void)
     test_random_states ("nodes=66,racks=1,cores=65,gpus=2,memory=16GB");
     /* a rack of 300 nodes: two levels */
     test_random_states ("nodes=300,racks=1,memory=2");
+    test_index_rebuild ();
     test_take_refusals ();
     test_check_finds ();
     test_child_fit ();

@@ -753,6 +753,73 @@ static void test_subgraph (void)
     rp_graph_destroy (g);
 }
 
+/* rp_graph_subgraph_encode writes what jansson writes of
+ * rp_graph_subgraph_jgf's tree, byte for byte, also for what needs
+ * escaping or is rare: quotes, backslashes and control characters in
+ * names, tags and properties (with values past ASCII), a uuid, a vertex
+ * that is down, amounts, and vertices given twice. */
+static void test_subgraph_encode (void)
+{
+    rp_error_t e;
+    struct rp_graph *g = rp_graph_create ();
+    rp_vertex_t c, n, k, m, vs[5];
+    uint64_t amount[5] = { 1, 4, 1, 2, 1 };
+    bool excl[5] = { true, false, true, true, false };
+    json_t *o;
+    char *want, *got;
+
+    if (!g || (c = rp_graph_add_vertex (g, "cluster", NULL, 0, 1, NULL, &e))
+                  == RP_VERTEX_NONE
+        || (n = rp_graph_add_vertex (g, "node", "n\"q", 3, 1, NULL, &e))
+               == RP_VERTEX_NONE
+        || (k = rp_graph_add_vertex (g, "core", "co\\re", -1, 1, NULL, &e))
+               == RP_VERTEX_NONE
+        || (m = rp_graph_add_vertex (g, "memory", NULL, 0, 8, "GB", &e))
+               == RP_VERTEX_NONE
+        || rp_graph_add_edge (g, c, n, "containment", "contains", &e) < 0
+        || rp_graph_add_edge (g, n, k, "containment", "contains", &e) < 0
+        || rp_graph_add_edge (g, n, m, "containment", "contains", &e) < 0
+        || rp_graph_set_rank (g, n, 7, &e) < 0
+        || rp_graph_set_name (g, n, "host \"7\"\\x", &e) < 0
+        || rp_graph_set_uuid (g, k, "0f-\"-uuid", &e) < 0
+        || rp_graph_add_property (g, n, "zeta", "caf\xc3\xa9", &e) < 0
+        || rp_graph_add_property (g, n, "alpha", NULL, &e) < 0
+        || rp_graph_finalize (g, &e) < 0
+        || rp_graph_tag (g, k, "t\"ag", "v\n", &e) < 0
+        || rp_graph_tag (g, m, "summer", "\xc3\xa9t\xc3\xa9", &e) < 0
+        || rp_graph_set_state (g, m, RP_VERTEX_DRAINED, &e) < 0)
+        BAIL_OUT ("graph: %s", e.text);
+    vs[0] = k;
+    vs[1] = m;
+    vs[2] = n;
+    vs[3] = m;
+    vs[4] = k;
+    for (size_t len = 0; len <= 5; len++) {
+        o = rp_graph_subgraph_jgf (g, vs, len % 2 ? amount : NULL,
+                                   len % 3 ? excl : NULL, len);
+        want = o ? json_dumps (o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+        got = rp_graph_subgraph_encode (g, vs, len % 2 ? amount : NULL,
+                                        len % 3 ? excl : NULL, len);
+        ok (want && got && !strcmp (want, got),
+            "subgraph_encode of %zu vertices is what jansson writes", len);
+        if (!want || !got || strcmp (want, got))
+            diag ("want %s\ngot  %s", want, got);
+        json_decref (o);
+        free (want);
+        free (got);
+    }
+    vs[0] = 100000;
+    errno = 0;
+    ok (rp_graph_subgraph_encode (g, vs, NULL, NULL, 1) == NULL
+            && errno == EINVAL,
+        "subgraph_encode: bad vertex fails with EINVAL");
+    errno = 0;
+    ok (rp_graph_subgraph_encode (NULL, vs, NULL, NULL, 0) == NULL
+            && errno == EINVAL,
+        "subgraph_encode: no graph fails with EINVAL");
+    rp_graph_destroy (g);
+}
+
 /* --- from R -----------------------------------------------------------------
  */
 
@@ -1280,6 +1347,7 @@ int main (void)
     test_load_files (dir);
     test_dot ();
     test_subgraph ();
+    test_subgraph_encode ();
     test_from_rset ();
     test_from_rset_errors ();
     test_from_hwloc ();

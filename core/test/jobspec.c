@@ -791,6 +791,28 @@ static void test_bases (void)
     rp_diags_destroy (d);
 }
 
+/* A copy is the same jobspec with one more reference: each owner
+ * destroys its own, and the last destroy frees it. */
+static void test_copy (void)
+{
+    struct rp_jobspec *js =
+        rp_jobspec_load (base_c, strlen (base_c), "job.yaml", C, NULL);
+    struct rp_jobspec *a = rp_jobspec_copy (js);
+    struct rp_jobspec *b = rp_jobspec_copy (a);
+
+    ok (js && a == js && b == js, "copy: the same jobspec");
+    rp_jobspec_destroy (js);
+    rp_jobspec_destroy (a);
+    ok (b && rp_jobspec_resource_first (b)
+            && !strcmp (rp_jobspec_resource_type (rp_jobspec_resource_first (b)),
+                        "node"),
+        "copy: usable after the other owners destroyed theirs");
+    rp_jobspec_destroy (b);
+    errno = 0;
+    ok (rp_jobspec_copy (NULL) == NULL && errno == EINVAL,
+        "copy: NULL fails with EINVAL");
+}
+
 static void test_invalid (void)
 {
     for (size_t i = 0; i < sizeof (invalid) / sizeof (invalid[0]); i++) {
@@ -1671,6 +1693,7 @@ int main (void)
 {
     plan (NO_PLAN);
     test_bases ();
+    test_copy ();
     test_invalid ();
     test_collects_all ();
     test_valid ();

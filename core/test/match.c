@@ -13,9 +13,17 @@
  *
  * test_check corrupts the allocation state behind the matcher's back with
  * gstate_take, which librespol does not export: like core/test/graph.c,
- * the file includes core/graph.c, whose copy interposes the library's.
+ * the file includes the graph's own files, whose copy interposes the
+ * library's.
  */
-#include "core/graph.c" /* one copy of the state functions: see below */
+/* one copy of the graph's functions: see above */
+#include "core/graph.c"
+#include "core/graph_bounds.c"
+#include "core/graph_finalize.c"
+#include "core/graph_generate.c"
+#include "core/graph_index.c"
+#include "core/graph_state.c"
+#include "core/graph_walk.c"
 
 #include <errno.h>
 #include <stdio.h>
@@ -296,7 +304,9 @@ static struct rp_matcher *matcher (const char *spec)
         g = graph_build (switch_graph);
     else if (strcmp (spec, "storage") == 0)
         g = graph_build (storage_graph);
-    else if (!(g = rp_graph_generate (spec, &e)))
+    else if (spec[0] == '{' && !(g = rp_graph_decode_rset (spec, &e)))
+        BAIL_OUT ("rp_graph_decode_rset: %s", e.text);
+    else if (spec[0] != '{' && !(g = rp_graph_generate (spec, &e)))
         BAIL_OUT ("rp_graph_generate %s: %s", spec, e.text);
     if (!(m = rp_matcher_create (g, &e)))
         BAIL_OUT ("rp_matcher_create: %s", e.text);
@@ -933,6 +943,80 @@ static void test_scheduling (void)
     rp_matcher_destroy (m);
 }
 
+/* The R of an allocation carries its scheduling key as text: it encodes
+ * as the tree would, reads back as the tree of rp_graph_subgraph_jgf,
+ * survives copies and set operations, and gives way to a tree set. */
+static void test_scheduling_text (void)
+{
+    struct rp_matcher *m = matcher ("nodes=2,sockets=2,cores=2,memory=256GB");
+    struct rp_jobspec *js =
+        jobspec (L (XNODE ("1", SLOT ("1", CORE ("1")))), NULL, 0);
+    struct rp_rset *R = rp_matcher_allocate (m, 1, js, 0, NULL);
+    struct rp_rset *copy = R ? rp_rset_copy (R) : NULL;
+    struct rp_rset *u = R ? rp_rset_union (R, R, NULL) : NULL;
+    json_t *tree = R ? rp_rset_to_json (R) : NULL;
+    char *text = R ? rp_rset_encode (R, 0) : NULL;
+    char *dumped =
+        tree ? json_dumps (tree, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    char *s1 = copy ? rp_rset_encode (copy, 0) : NULL;
+    char *s2 = u ? rp_rset_encode (u, 0) : NULL;
+    const struct rp_graph *g = rp_matcher_graph (m);
+    rp_vertex_t vs[64];
+    bool excl[64];
+    size_t n = 0;
+    json_t *want;
+
+    /* node0 whole: every vertex of its subtree, exclusive */
+    for (rp_vertex_t v = 0; v < rp_graph_nvertices (g) && n < 64; v++)
+        if (rp_graph_vertex_rank (g, v) == 0) {
+            excl[n] = true;
+            vs[n++] = v;
+        }
+    want = rp_graph_subgraph_jgf (g, vs, NULL, excl, n);
+    ok (text && dumped && !strcmp (text, dumped),
+        "scheduling text: R encodes as its tree dumps");
+    ok (s1 && text && !strcmp (s1, text), "scheduling text: a copy keeps it");
+    ok (s2 && text && !strcmp (s2, text), "scheduling text: so does a union");
+    ok (R && want && json_equal ((json_t *)rp_rset_scheduling (R), want),
+        "scheduling text: reads back as rp_graph_subgraph_jgf of the node");
+    ok (R
+            && json_object_get (
+                json_object_get ((json_t *)rp_rset_scheduling (R), "graph"),
+                "nodes"),
+        "scheduling text: rp_rset_scheduling reads it as a tree");
+    ok (copy && rp_rset_set_scheduling (copy, NULL) == 0
+            && !rp_rset_scheduling (copy),
+        "scheduling text: set to NULL, it is gone");
+    free (s1);
+    s1 = copy ? rp_rset_encode (copy, 0) : NULL;
+    ok (s1 && !strstr (s1, "\"scheduling\""),
+        "scheduling text: and not encoded");
+    json_decref (want);
+    json_decref (tree);
+    free (text);
+    free (dumped);
+    free (s1);
+    free (s2);
+    rp_rset_destroy (u);
+    rp_rset_destroy (copy);
+    rp_rset_destroy (R);
+    rp_matcher_set_scheduling (m, false);
+    R = rp_matcher_allocate (m, 2, js, 0, NULL);
+    ok (R && !rp_rset_scheduling (R) && rp_rset_ntargets (R) == 1,
+        "scheduling off: allocate returns R without the key");
+    ok (rp_rset_scheduling (rp_matcher_job_rset (m, 2)) != NULL,
+        "scheduling off: the job's R still has it when asked");
+    rp_rset_destroy (R);
+    rp_matcher_set_scheduling (m, true);
+    rp_matcher_free (m, 2, NULL);
+    R = rp_matcher_allocate (m, 3, js, 0, NULL);
+    ok (R && rp_rset_scheduling (R) != NULL,
+        "scheduling on again: allocate returns it");
+    rp_rset_destroy (R);
+    rp_jobspec_destroy (js);
+    rp_matcher_destroy (m);
+}
+
 /* A V1 gpu count of 0 asks for no GPU: it is no request, not an error. */
 static void test_zero_count (void)
 {
@@ -1191,6 +1275,134 @@ static void test_policies (void)
     }
 }
 
+/* Scores that the hints describe: by free amounts (best fit on cores),
+ * -(id), and 0 at targets (else the free cores). */
+static int hinted_calls, core_calls;
+
+static void count_call (const struct rp_match *m, rp_vertex_t v)
+{
+    const struct rp_graph *g = rp_match_graph (m);
+
+    hinted_calls++;
+    core_calls += rp_graph_vertex_type_index (g, v)
+                  == rp_graph_type_index (g, "core");
+}
+
+static int hint_free (struct rp_plugin *p, const struct rp_match *m,
+                      rp_vertex_t v, int64_t *score)
+{
+    int core = rp_graph_type_index (rp_match_graph (m), "core");
+
+    (void)p;
+    count_call (m, v);
+    *score = -(int64_t)rp_match_subtree_free (m, v, core);
+    return 0;
+}
+
+static int hint_id (struct rp_plugin *p, const struct rp_match *m,
+                    rp_vertex_t v, int64_t *score)
+{
+    int64_t id = rp_graph_vertex_id (rp_match_graph (m), v);
+
+    (void)p;
+    count_call (m, v);
+    *score = id >= 0 ? -id : INT64_MIN;
+    return 0;
+}
+
+static int hint_zero (struct rp_plugin *p, const struct rp_match *m,
+                      rp_vertex_t v, int64_t *score)
+{
+    const struct rp_graph *g = rp_match_graph (m);
+    int core = rp_graph_type_index (g, "core");
+
+    (void)p;
+    count_call (m, v);
+    *score = rp_graph_target (g, v) == v
+                 ? 0
+                 : (int64_t)rp_match_subtree_free (m, v, core);
+    return 0;
+}
+
+/* On 200 nodes, a policy whose hints say what its score is scores a few
+ * vertices per allocation, not every node, and places every job where
+ * scoring every candidate (rp_matcher_set_hints off) places it.  Where
+ * the cores are a node's children (R) and tie (by free) or ascend (by
+ * id), it scores none of them. */
+static void test_hints_on (const char *shape, const char *spec)
+{
+    static const struct {
+        const char *name;
+        int (*score) (struct rp_plugin *, const struct rp_match *, rp_vertex_t,
+                      int64_t *);
+        uint32_t hints;
+    } pol[] = {
+        { "by free", hint_free, RP_MATCH_SCORE_BY_FREE },
+        { "by id", hint_id, RP_MATCH_SCORE_BY_ID },
+        { "targets zero", hint_zero, RP_MATCH_SCORE_TARGETS_ZERO },
+    };
+    const char *res[] = { L (SLOT ("1", CORE ("3"))),
+                          L (XNODE ("1", SLOT ("1", CORE ("1")))),
+                          L (NODE ("2", SLOT ("1", CORE ("2")))) };
+
+    for (size_t i = 0; i < sizeof (pol) / sizeof (pol[0]); i++) {
+        struct rp_plugin p = { .instance = "hinted", .kind = RP_PLUGIN_MATCH };
+        struct rp_matcher *m[2] = { matcher (spec), matcher (spec) };
+        int calls[2] = { 0, 0 }, cores[2] = { 0, 0 };
+        bool same = true;
+
+        p.match = (struct rp_match_ops){ .size = sizeof (p.match),
+                                         .score = pol[i].score,
+                                         .hints = pol[i].hints };
+        rp_matcher_set_policy (m[0], &p, NULL);
+        rp_matcher_set_policy (m[1], &p, NULL);
+        rp_matcher_set_hints (m[1], false);
+        for (uint64_t id = 1; id <= 120; id++) {
+            struct rp_jobspec *js = jobspec (res[id % 3], NULL, 0);
+            char out[2][512];
+            for (int k = 0; k < 2; k++) {
+                struct rp_rset *R;
+                hinted_calls = core_calls = 0;
+                R = rp_matcher_allocate (m[k], id, js, 0, NULL);
+                calls[k] += hinted_calls;
+                cores[k] += core_calls;
+                if (R)
+                    summary (R, out[k], sizeof (out[k]));
+                else
+                    snprintf (out[k], sizeof (out[k]), "errno %d", errno);
+                rp_rset_destroy (R);
+                if (id % 5 == 0)
+                    rp_matcher_free (m[k], id - 3, NULL);
+            }
+            same = same && !strcmp (out[0], out[1]);
+            rp_jobspec_destroy (js);
+        }
+        ok (same && rp_matcher_check (m[0], NULL) == 0,
+            "hints %s, %s: 120 jobs placed as scoring every candidate places "
+            "them",
+            pol[i].name, shape);
+        ok (calls[1] > 120 * 200 && calls[0] < calls[1] / 10,
+            "hints %s, %s: %d scores, %d without the hints", pol[i].name,
+            shape, calls[0], calls[1]);
+        if (spec[0] == '{' && pol[i].hints != RP_MATCH_SCORE_TARGETS_ZERO)
+            ok (cores[0] == 0 && cores[1] > 120 * 8,
+                "hints %s, %s: no core scored (%d without the hints)",
+                pol[i].name, shape, cores[1]);
+        rp_matcher_destroy (m[0]);
+        rp_matcher_destroy (m[1]);
+    }
+}
+
+static void test_hints (void)
+{
+    test_hints_on ("sockets", "nodes=200,sockets=2,cores=4");
+    test_hints_on ("cores in nodes",
+                   "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":"
+                   "\"0-199\",\"children\":{\"core\":\"0-7\",\"gpu\":"
+                   "\"0-1\"}}],\"starttime\":0,\"expiration\":0,"
+                   "\"nodelist\":[\"n[0-199]\"]}}");
+}
+
 /* With a policy that scores, the first pass decides from the aggregates
  * whether a node whose request holds only slots and leaf types fits: the
  * cores below the nodes it does not retake (ranks 0 and 1: the fake
@@ -1432,8 +1644,9 @@ static void test_explain (void)
             && !json_object_get (o, "reason")
             && json_array_size (json_object_get (o, "requests")) == 3,
         "explain: allocated, three requests");
-    ok (r0 && !strcmp (json_string_value (json_object_get (r0, "request")),
-                       "node")
+    ok (r0
+            && !strcmp (json_string_value (json_object_get (r0, "request")),
+                        "node")
             && !strcmp (json_string_value (json_object_get (r0, "count")), "2")
             && json_integer_value (json_object_get (r0, "taken")) == 2
             && json_integer_value (json_object_get (r0, "in_graph")) == 2,
@@ -1465,9 +1678,11 @@ int main (void)
     test_jobs_and_times ();
     test_check ();
     test_scheduling ();
+    test_scheduling_text ();
     test_zero_count ();
     test_determinism ();
     test_policies ();
+    test_hints ();
     test_first_pass ();
     test_accessors ();
     test_held ();

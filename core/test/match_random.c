@@ -55,6 +55,7 @@
 #include "respol/jobspec.h"
 #include "respol/match.h"
 #include "respol/rset.h"
+#include "bench/rng.h"
 #include "t/tap/tap.h"
 
 #define DEFAULT_SEED 20261122u
@@ -62,29 +63,6 @@
 #define NSTEPS 120
 #define MAXNODES 8
 #define MAXJOBS 256
-
-/* --- random numbers (xorshift64*, so a seed means the same everywhere) -- */
-
-static uint64_t rng_state;
-
-static uint64_t rnd (void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * UINT64_C (2685821657736338717);
-}
-
-/* Uniform in lo .. hi (inclusive). */
-static int pick (int lo, int hi)
-{
-    return lo + (int)(rnd () % (uint64_t)(hi - lo + 1));
-}
-
-static bool chance (int percent)
-{
-    return pick (1, 100) <= percent;
-}
 
 /* --- the model -------------------------------------------------------- */
 

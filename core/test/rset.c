@@ -334,6 +334,40 @@ static void test_compact_is_jansson_dump (void)
     }
 }
 
+/* R that only respol's keys hold is written whole by the encoder, times
+ * included: every time writes as jansson writes the real. */
+static void test_compact_times (void)
+{
+    static const double times[] = {
+        0.,    1.,       1.5,     1e9,     1795670756.,     1795670756.25,
+        0.1,   1e-5,     1.5e-7,  1e15,    1e16,            1e17,
+        1e20,  1.25e100, 1e300,   5e-324,  9007199254740993., 123456789.123456789,
+        2.5e-300, 4.9406564584124654e-300, 1e-4, 1e22,
+    };
+    struct rp_rset *r = dec (
+        "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":\"0-2\","
+        "\"children\":{\"core\":\"0-3\"}}],"
+        "\"nodelist\":[\"node[0-2]\"]}}");
+    size_t n = sizeof (times) / sizeof (times[0]);
+
+    for (size_t i = 0; i < n; i++) {
+        rp_error_t e;
+        double end = times[(i + 7) % n];
+        json_t *o;
+        char *want = NULL, *got = NULL;
+        if (rp_rset_set_times (r, times[i], end < times[i] ? 0. : end, &e) < 0)
+            BAIL_OUT ("set_times %g: %s", times[i], e.text);
+        o = rp_rset_to_json (r);
+        want = o ? json_dumps (o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+        got = rp_rset_encode (r, 0);
+        is (got, want, "times %.17g: encode is the jansson dump", times[i]);
+        free (want);
+        free (got);
+        json_decref (o);
+    }
+    rp_rset_destroy (r);
+}
+
 static void test_empty (void)
 {
     struct rp_rset *r = rp_rset_create ();
@@ -1661,6 +1695,7 @@ int main (void)
     test_normalized ();
     test_pretty ();
     test_compact_is_jansson_dump ();
+    test_compact_times ();
     test_empty ();
     test_invalid ();
     test_invalid_other ();

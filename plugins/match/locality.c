@@ -216,6 +216,7 @@ static const struct rp_match_ops ops = {
     .order = RP_MATCH_LOW,
     .stop_after = 1,
     .score = score,
+    .hints = RP_MATCH_SCORE_TARGETS_ZERO,
 };
 
 RP_PLUGIN_EXPORT const struct rp_plugin_desc respol_plugin = {

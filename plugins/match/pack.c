@@ -116,6 +116,7 @@ static const struct rp_match_ops ops = {
     .stop_after = 0,
     .score = score,
     .order_candidates = order_candidates,
+    .hints = RP_MATCH_SCORE_BY_FREE | RP_MATCH_ORDER_GROUPS,
 };
 
 RP_PLUGIN_EXPORT const struct rp_plugin_desc respol_plugin = {

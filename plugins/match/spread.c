@@ -47,6 +47,7 @@ static const struct rp_match_ops ops = {
     .order = RP_MATCH_LOW,
     .stop_after = 0,
     .score = score,
+    .hints = RP_MATCH_SCORE_BY_FREE,
 };
 
 RP_PLUGIN_EXPORT const struct rp_plugin_desc respol_plugin = {

@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* The holds of a match in progress (core/match_private.h): each hold
+ * applied to the allocation state at once (gstate_take, which refuses an
+ * overlap or a vertex that is not up) and logged, so that a candidate
+ * that does not fit is undone to its mark and a failed match to the
+ * start; the unit records (which candidate a request got, under which
+ * unit of its parent); and the per-subtree rows of rp_match_held.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/match_private.h"
+
+int match_nomem (struct rp_match *x)
+{
+    return rp_error_set (x->error, ENOMEM, "out of memory");
+}
+
+int match_grow (void **p, size_t *cap, size_t size)
+{
+    size_t n = *cap ? *cap * 2 : 64;
+    void *q = realloc (*p, n * size);
+
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
+/* What this match holds per subtree and type, for rp_match_held: one
+ * row of ntypes counts for each vertex that a counted hold (any but the
+ * shared holds of ancestors) is at or below, valid while hepoch[v] is the
+ * match's epoch.  A row is made for a vertex and all its ancestors at
+ * once, so the climb stops at the first vertex that has one; a hold adds
+ * its amount to the rows of its vertex and ancestors and its undo takes
+ * it away: O(depth) per hold, O(1) per question, memory in proportion to
+ * the vertices this match touched. */
+uint64_t *match_held_row (const struct rp_match *x, rp_vertex_t v)
+{
+    const struct rp_matcher *m = x->m;
+
+    if (m->hepoch[v] != m->epoch)
+        return NULL;
+    return m->hrows + (size_t)m->hrow[v] * m->ntypes;
+}
+
+/* The type whose count hold kind/v changes, or -1 (none kept). */
+static int held_type (const struct rp_match *x, rp_vertex_t v, int kind)
+{
+    if (!x->track || kind == HOLD_ANCESTOR || x->m->ntypes == 0)
+        return -1;
+    return rp_graph_vertex_type_index (x->g, v);
+}
+
+/* Rows for v and its ancestors: 0, or -1 out of memory. */
+static int held_rows (struct rp_match *x, rp_vertex_t v)
+{
+    struct rp_matcher *m = x->m;
+    size_t rowsize = m->ntypes * sizeof (*m->hrows);
+
+    for (; v != RP_VERTEX_NONE && m->hepoch[v] != m->epoch;
+         v = rp_graph_parent (x->g, v)) {
+        if (m->nhrows == m->hrowcap
+            && match_grow ((void **)&m->hrows, &m->hrowcap, rowsize) < 0)
+            return -1;
+        memset (m->hrows + m->nhrows * m->ntypes, 0, rowsize);
+        m->hrow[v] = (uint32_t)m->nhrows++;
+        m->hepoch[v] = m->epoch;
+    }
+    return 0;
+}
+
+static void held_add (struct rp_match *x, rp_vertex_t v, int t, uint64_t amount,
+                      bool add)
+{
+    for (; v != RP_VERTEX_NONE; v = rp_graph_parent (x->g, v)) {
+        uint64_t *row = match_held_row (x, v);
+        row[t] = add ? row[t] + amount : row[t] - amount; /* <= totals */
+    }
+}
+
+void match_holds_rollback (struct rp_match *x, size_t nlog)
+{
+    while (x->nlog > nlog) {
+        struct hold *h = &x->log[--x->nlog];
+        int t = held_type (x, h->v, h->kind);
+        if (t >= 0)
+            held_add (x, h->v, t, h->amount, false);
+        (void)gstate_put (x->s, h->v, h->amount, h->exclusive);
+        if (h->marked)
+            x->m->mark[h->v] = 0;
+    }
+}
+
+void match_rollback (struct rp_match *x, struct mark mk)
+{
+    match_holds_rollback (x, mk.nlog);
+    x->nunits = mk.nunits;
+}
+
+/* Hold v: 1 done, 0 refused by the state, -1 out of memory. */
+int match_take (struct rp_match *x, rp_vertex_t v, uint64_t amount,
+                bool exclusive, int kind, size_t unit)
+{
+    int t = held_type (x, v, kind);
+    struct hold *h;
+
+    if ((x->nlog == x->logcap
+         && match_grow ((void **)&x->log, &x->logcap, sizeof (*x->log)) < 0)
+        || (t >= 0 && held_rows (x, v) < 0))
+        return match_nomem (x);
+    if (gstate_take (x->s, v, amount, exclusive) < 0)
+        return 0;
+    if (t >= 0)
+        held_add (x, v, t, amount, true);
+    h = &x->log[x->nlog++];
+    *h = (struct hold){ .v = v,
+                        .kind = (uint8_t)kind,
+                        .exclusive = exclusive,
+                        .amount = amount,
+                        .unit = unit };
+    if (!held (x, v)) {
+        x->m->mark[v] = x->m->epoch;
+        h->marked = true;
+    }
+    return 1;
+}
+
+/* Hold v's ancestors shared, up to one this match already holds. */
+int match_hold_ancestors (struct rp_match *x, rp_vertex_t v, size_t unit)
+{
+    rp_vertex_t a = rp_graph_parent (x->g, v);
+
+    for (; a != RP_VERTEX_NONE && !held (x, a); a = rp_graph_parent (x->g, a)) {
+        int rc = match_take (x, a, 1, false, HOLD_ANCESTOR, unit);
+        if (rc <= 0)
+            return rc;
+    }
+    return 1;
+}
+
+/* Pre-order successor of v within the subtree of root, past v's
+ * subtree. */
+rp_vertex_t match_subtree_skip (const struct rp_graph *g, rp_vertex_t root,
+                                rp_vertex_t v)
+{
+    rp_vertex_t n;
+
+    for (; v != root; v = rp_graph_parent (g, v))
+        if ((n = rp_graph_child_next (g, v)) != RP_VERTEX_NONE)
+            return n;
+    return RP_VERTEX_NONE;
+}
+
+/* Pre-order successor of v within the subtree of root. */
+rp_vertex_t match_subtree_next (const struct rp_graph *g, rp_vertex_t root,
+                                rp_vertex_t v)
+{
+    rp_vertex_t n = rp_graph_child_first (g, v);
+
+    return n != RP_VERTEX_NONE ? n : match_subtree_skip (g, root, v);
+}
+
+/* Hold c and everything below it exclusively, whole. */
+int match_take_whole (struct rp_match *x, rp_vertex_t c, size_t unit)
+{
+    for (rp_vertex_t v = c; v != RP_VERTEX_NONE;
+         v = match_subtree_next (x->g, c, v)) {
+        int rc = match_take (x, v, rp_graph_vertex_size (x->g, v), true,
+                             v == c ? HOLD_UNIT : HOLD_FILL, unit);
+        if (rc <= 0)
+            return rc;
+    }
+    return 1;
+}
+
+size_t match_unit_push (struct rp_match *x, struct req *q, rp_vertex_t v,
+                        size_t parent, uint64_t value)
+{
+    if (x->nunits == x->unitcap
+        && match_grow ((void **)&x->units, &x->unitcap, sizeof (*x->units))
+               < 0) {
+        match_nomem (x);
+        return NO_UNIT;
+    }
+    x->units[x->nunits] =
+        (struct unit){ .req = q, .parent = parent, .v = v, .value = value };
+    return x->nunits++;
+}

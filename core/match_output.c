@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* A job's holds as R (RFC 20): R_lite with the cores and GPUs of each
+ * target, and the scheduling key, the allocated subgraph as JGF (what
+ * R_lite cannot say: sockets, memory, other types).
+ *
+ * The scheduling key is written as text (rp_graph_subgraph_encode), not
+ * built as a jansson tree: building, dumping and freeing the tree of a
+ * whole node's subgraph was most of the cost of an allocation.
+ *
+ * Job records keep R without the scheduling key: the allocated subgraph
+ * of a whole node is about a hundred JSON objects; kept for every job it
+ * made memory, and the allocator's work, grow with the number of jobs.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/match_private.h"
+#include "core/rset_private.h"
+
+/* --- R -------------------------------------------------------------------- */
+
+struct ritem {
+    int64_t rank;
+    int kind; /* 0 core, 1 gpu, 2 other */
+    int64_t id;
+};
+
+static int ritem_cmp (const void *a, const void *b)
+{
+    const struct ritem *x = a, *y = b;
+
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return 0;
+}
+
+static int rset_add_rank (struct rp_rset *R, const struct rp_graph *g,
+                          const struct ritem *it, size_t n, rp_error_t *error)
+{
+    struct rp_idset *ids[2] = { rp_idset_create (), rp_idset_create () };
+    rp_vertex_t tv = rp_graph_rank_vertex (g, it[0].rank);
+    int rc = -1;
+
+    if (!ids[0] || !ids[1]) {
+        rp_error_set (error, ENOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (it[i].kind < 2 && it[i].id >= 0 && it[i].id <= UINT32_MAX
+            && rp_idset_add (ids[it[i].kind], (unsigned int)it[i].id) < 0) {
+            rp_error_set (error, ENOMEM, "out of memory");
+            goto done;
+        }
+    rc = rp_rset_add_target (R, (unsigned int)it[0].rank,
+                             tv != RP_VERTEX_NONE ? rp_graph_vertex_name (g, tv)
+                                                  : NULL,
+                             ids[0], ids[1], error);
+done:
+    rp_idset_destroy (ids[0]);
+    rp_idset_destroy (ids[1]);
+    return rc;
+}
+
+static int rset_targets (struct rp_rset *R, const struct rp_graph *g,
+                         const struct hold *holds, size_t n, rp_error_t *error)
+{
+    int core = rp_graph_type_index (g, "core");
+    int gpu = rp_graph_type_index (g, "gpu");
+    struct ritem *it = calloc (n + 1, sizeof (*it));
+    size_t m = 0;
+    int rc = 0;
+
+    if (!it)
+        return rp_error_set (error, ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        int64_t rank = rp_graph_vertex_rank (g, holds[i].v);
+        int t = rp_graph_vertex_type_index (g, holds[i].v);
+        if (rank < 0 || rank > UINT32_MAX)
+            continue;
+        it[m++] = (struct ritem){
+            .rank = rank,
+            .kind = holds[i].kind == HOLD_ANCESTOR ? 2
+                    : t == core                    ? 0
+                    : t == gpu                     ? 1
+                                                   : 2,
+            .id = rp_graph_vertex_id (g, holds[i].v),
+        };
+    }
+    qsort (it, m, sizeof (*it), ritem_cmp);
+    for (size_t i = 0, j; i < m && rc == 0; i = j) {
+        for (j = i; j < m && it[j].rank == it[i].rank; j++)
+            ;
+        rc = rset_add_rank (R, g, &it[i], j - i, error);
+    }
+    free (it);
+    return rc;
+}
+
+static int hold_vcmp (const void *a, const void *b)
+{
+    const struct hold *x = a, *y = b;
+
+    return x->v < y->v ? -1 : x->v > y->v;
+}
+
+/* The holds other than ancestors, one per vertex (pool amounts summed),
+ * as the JGF subgraph. */
+static char *scheduling (const struct rp_graph *g, const struct hold *holds,
+                         size_t n)
+{
+    struct hold *h = calloc (n + 1, sizeof (*h));
+    rp_vertex_t *v = calloc (n + 1, sizeof (*v));
+    uint64_t *amount = calloc (n + 1, sizeof (*amount));
+    bool *excl = calloc (n + 1, sizeof (*excl));
+    char *o = NULL;
+    size_t m = 0, k = 0;
+
+    if (!h || !v || !amount || !excl)
+        goto done;
+    for (size_t i = 0; i < n; i++)
+        if (holds[i].kind != HOLD_ANCESTOR)
+            h[m++] = holds[i];
+    qsort (h, m, sizeof (*h), hold_vcmp);
+    for (size_t i = 0; i < m; i++) {
+        if (k > 0 && v[k - 1] == h[i].v) {
+            amount[k - 1] += h[i].amount;
+            excl[k - 1] |= h[i].exclusive;
+            continue;
+        }
+        v[k] = h[i].v;
+        amount[k] =
+            h[i].exclusive ? h[i].amount : rp_graph_vertex_size (g, h[i].v);
+        excl[k++] = h[i].exclusive;
+    }
+    o = rp_graph_subgraph_encode (g, v, amount, excl, k);
+done:
+    free (h);
+    free (v);
+    free (amount);
+    free (excl);
+    return o;
+}
+
+/* The R of holds, without the scheduling key: what a job record keeps
+ * (the allocated subgraph of a whole node is about a hundred JSON objects;
+ * kept for every job it made memory, and the allocator's work, grow with
+ * the number of jobs). */
+struct rp_rset *match_rset_build (const struct rp_graph *g,
+                                  const struct hold *holds, size_t n,
+                                  double start, double expiration,
+                                  rp_error_t *error)
+{
+    struct rp_rset *R = rp_rset_create ();
+
+    if (!R) {
+        rp_error_set (error, ENOMEM, "out of memory");
+        return NULL;
+    }
+    if (rset_targets (R, g, holds, n, error) < 0
+        || rp_rset_set_times (R, start, expiration, error) < 0) {
+        rp_rset_destroy (R);
+        return NULL;
+    }
+    return R;
+}
+
+/* A copy of the job's R with the allocated subgraph as its scheduling
+ * key.  NULL on ENOMEM. */
+struct rp_rset *match_rset_with_scheduling (const struct rp_graph *g,
+                                            const struct job *j)
+{
+    struct rp_rset *R = rp_rset_copy (j->R);
+
+    if (!R
+        || rset_set_scheduling_text (R, scheduling (g, j->holds, j->nholds))
+               < 0) {
+        rp_rset_destroy (R);
+        errno = ENOMEM;
+        return NULL;
+    }
+    return R;
+}

@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Inside the matcher only (core/match*.c): the structures of a matcher,
+ * of its job records and of one match in progress, and what the matcher's
+ * files share.  match.c is the matcher and its entry points,
+ * match_request.c turns a jobspec into requests, match_walk.c walks the
+ * graph and selects candidates, match_holds.c applies and undoes what a
+ * match holds, match_verify.c checks a proposal before
+ * it is committed, match_output.c writes R and its scheduling key,
+ * match_jobs.c keeps the job records (free, release, hello, check,
+ * stat), match_reason.c says why a match came out as it did.
+ */
+#ifndef RESPOL_MATCH_PRIVATE_H
+#define RESPOL_MATCH_PRIVATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "respol/constraint.h"
+#include "respol/match.h"
+
+#include "core/graph_private.h"
+#include "core/plugin_private.h"
+
+#define NO_UNIT SIZE_MAX
+
+enum hold_kind {
+    HOLD_UNIT = 0,     /* the vertex a request unit got */
+    HOLD_FILL = 1,     /* below an exclusive unit, taken whole */
+    HOLD_POOL = 2,     /* part of a pool amount */
+    HOLD_ANCESTOR = 3, /* shared hold of an ancestor */
+};
+
+struct hold {
+    rp_vertex_t v;
+    uint8_t kind;
+    bool exclusive;
+    bool marked; /* this hold set the match mark of v (log only) */
+    uint64_t amount;
+    size_t unit; /* index in the unit log (log only) */
+};
+
+struct job {
+    uint64_t id;
+    struct hold *holds;
+    size_t nholds;
+    struct rp_rset *R;    /* without the scheduling key */
+    struct rp_rset *Rjgf; /* with it: built when asked, until the job changes */
+    double starttime;
+    double expiration;
+};
+
+/* A vertex with more than BIG_PARENT children, and what the fast paths
+ * of match_walk.c need to know of them (match.c finds them). */
+#define BIG_PARENT 64
+
+struct bigp {
+    rp_vertex_t v;
+    int type;     /* of every child, -1 when they differ */
+    bool targets; /* every child is an execution target */
+    bool ids_up;  /* the children's ids (none -1) ascend with their handles */
+    bool indexed[2]; /* gstate_index made in the live / pristine state */
+};
+
+struct rp_matcher {
+    struct rp_graph *g;
+    const struct rp_plugin *policy;
+    const struct rp_context *ctx;   /* borrowed: rp_matcher_set_context */
+    const struct rp_instance *inst; /* borrowed: rp_matcher_set_instance */
+    bool explain;                   /* rp_matcher_set_explain */
+    bool nosched;                   /* rp_matcher_set_scheduling off */
+    bool nohints;                   /* rp_matcher_set_hints off */
+    json_t *explanation;            /* the last match's, or NULL */
+    size_t nvertices;
+    size_t ntypes;
+    bool *type_pool;        /* per type: its vertices are pools */
+    bool *type_target;      /* per type: some vertex is a target */
+    bool *type_inner;       /* per type: some vertex has children */
+    const char **type_unit; /* per type: the unit of its pools, or "" */
+    uint32_t *mark;         /* per vertex: epoch of the match holding it */
+    uint32_t *where;        /* per vertex: hold index (verify, check) */
+    uint32_t *hepoch;       /* per vertex: epoch of its held row */
+    uint32_t *hrow;         /* per vertex: its row in hrows */
+    uint32_t epoch;
+    struct bigp *big; /* ascending vertices */
+    size_t nbig;
+    struct job **jobs; /* ascending ids */
+    size_t njobs;
+    size_t jobcap;
+    /* Scratch kept between matches (reset, not freed). */
+    struct hold *log;
+    size_t logcap;
+    struct unit *units;
+    size_t unitcap;
+    struct rp_accum **accs; /* spare accumulators */
+    size_t naccs;
+    size_t acccap;
+    rp_vertex_t *perm; /* order_candidates: before and after, 2 x permcap */
+    size_t permcap;
+    uint64_t *hrows; /* rp_match_held: rows of ntypes counts */
+    size_t nhrows;
+    size_t hrowcap;
+    /* Acquisition (RFC 28): properties that change, removed targets. */
+    rp_matcher_property_f propfn;
+    void *proparg;
+    rp_matcher_value_f valfn;
+    void *valarg;
+    struct rp_idset *removed;
+};
+
+/* One request of the jobspec. */
+#define EXPLAIN_TOP 5
+
+/* What became of one request's candidates in a run (rp_matcher_explain). */
+struct req_stats {
+    uint64_t considered; /* candidates looked at */
+    uint64_t taken;      /* units placed */
+    uint64_t busy;       /* held by other jobs, down or drained */
+    uint64_t constraint; /* refused by the job's constraints */
+    uint64_t id;         /* not among the ids asked */
+    uint64_t nofit;      /* what it needs below did not fit */
+    uint64_t pruned;     /* subtrees the policy skipped */
+    /* The highest scores of the candidates found (explain only). */
+    struct {
+        rp_vertex_t v;
+        int64_t score;
+    } top[EXPLAIN_TOP];
+    size_t ntop;
+};
+
+struct req {
+    const struct rp_jobspec_resource *r;
+    struct req *parent;
+    struct req *child; /* first child */
+    struct req *next;  /* next sibling */
+    size_t index;      /* among its siblings */
+    size_t nchildren;
+    const char *type;
+    int t; /* graph type index; -1 for a slot or an unknown type */
+    bool slot;
+    bool at_level; /* a slot holding execution targets: placed at `at` */
+    bool pool;
+    bool exclusive;
+    bool inherited; /* a request above is exclusive: so is this one */
+    bool agg_ok;    /* what is below a unit fits iff the aggregates do */
+    bool agg_slot;  /* ... and a slot is below a unit */
+    uint64_t min;
+    uint64_t max;     /* UINT64_MAX: unbounded */
+    const char *unit; /* pool request unit ("" none) */
+    uint64_t rbytes;  /* pool conversion: request unit, pool unit bytes; */
+    uint64_t pbytes;  /* both 0: 1:1 */
+    struct rp_idset *ids;
+    uint64_t *need; /* ntypes: below one unit (pool: the whole amount) */
+    uint64_t *walk; /* the need a subtree must show to be walked into */
+    struct rp_accum *acc;
+    uint64_t limit;     /* stop the search at this many found */
+    uint64_t avail;     /* pools: free units found */
+    bool in_order;      /* taken in walk order: the policy's order is it */
+    struct mark *marks; /* after each unit found */
+    size_t nmarks;
+    size_t markcap;
+    struct req_stats st; /* this run's, for the explanation */
+};
+
+struct mark {
+    size_t nlog;
+    size_t nunits;
+};
+
+struct unit {
+    struct req *req;
+    size_t parent; /* unit index, NO_UNIT at the top */
+    rp_vertex_t v;
+    uint64_t value; /* pools: the amount in request units */
+};
+
+/* One match in progress (the policy's struct rp_match). */
+struct rp_match {
+    struct rp_matcher *m;
+    const struct rp_graph *g;
+    struct rp_gstate *s;
+    const struct rp_jobspec *js;
+    bool sat;
+    bool track; /* keep the held rows (a policy may ask rp_match_held) */
+    struct rp_plugin *p;
+    struct rp_match_ops ops; /* zeroes for the built-in */
+    struct rp_constraint *constraint;
+    struct req *reqs; /* the top-level list */
+    struct req *all;  /* all requests, one array */
+    size_t nreqs;
+    uint64_t *needbuf;
+    /* What the policy sees. */
+    struct req *cur;
+    uint64_t found;
+    /* Logs. */
+    struct hold *log;
+    size_t nlog;
+    size_t logcap;
+    struct unit *units;
+    size_t nunits;
+    size_t unitcap;
+    /* What the policy pruned this run, per type (for reasons). */
+    uint64_t *pruned;
+    /* Failure. */
+    size_t filtered; /* targets the constraint refused */
+    struct req *failed;
+    uint64_t failed_found;
+    bool failed_filtered;
+    rp_error_t *error;
+};
+
+static inline uint64_t sat_add (uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static inline uint64_t sat_mul (uint64_t a, uint64_t b)
+{
+    if (a && b > UINT64_MAX / a)
+        return UINT64_MAX;
+    return a * b;
+}
+
+static inline bool is_target (const struct rp_graph *g, rp_vertex_t v)
+{
+    return rp_graph_target (g, v) == v;
+}
+
+static inline struct mark mark_get (const struct rp_match *x)
+{
+    return (struct mark){ .nlog = x->nlog, .nunits = x->nunits };
+}
+
+/* v is held by the match in progress (even as an ancestor). */
+static inline bool held (const struct rp_match *x, rp_vertex_t v)
+{
+    return x->m->mark[v] == x->m->epoch;
+}
+
+/* --- what the matcher's files share ----------------------------------- */
+
+/* match.c */
+uint32_t match_new_epoch (struct rp_matcher *m);
+/* v's entry when it has more than BIG_PARENT children, else NULL. */
+struct bigp *match_big_parent (const struct rp_matcher *m, rp_vertex_t v);
+struct rp_accum *match_acc_get (struct rp_matcher *m);
+void match_acc_put (struct rp_matcher *m, struct rp_accum *a);
+const char *match_unit_or_default (const char *type, const char *unit);
+
+/* match_request.c */
+int match_reqs_create (struct rp_match *x);
+void match_reqs_destroy (struct rp_match *x);
+uint64_t match_to_pool (const struct req *q, uint64_t v);
+uint64_t match_to_request (const struct req *q, uint64_t a);
+bool match_count_largest (const struct req *q, uint64_t limit, uint64_t *v);
+
+/* match_walk.c */
+/* Place every top-level request at the root: 1, 0 or -1. */
+int match_run (struct rp_match *x);
+
+/* match_holds.c */
+/* ENOMEM with "out of memory" in x->error: -1. */
+int match_nomem (struct rp_match *x);
+/* Double *cap (64 the first time), growing *p of elements of size. */
+int match_grow (void **p, size_t *cap, size_t size);
+/* Hold v: 1 done, 0 refused by the state, -1 out of memory. */
+int match_take (struct rp_match *x, rp_vertex_t v, uint64_t amount,
+                bool exclusive, int kind, size_t unit);
+/* Hold v's ancestors shared, up to one this match already holds. */
+int match_hold_ancestors (struct rp_match *x, rp_vertex_t v, size_t unit);
+/* Hold c and everything below it exclusively, whole. */
+int match_take_whole (struct rp_match *x, rp_vertex_t c, size_t unit);
+/* Undo holds down to nlog / holds and units down to mk. */
+void match_holds_rollback (struct rp_match *x, size_t nlog);
+void match_rollback (struct rp_match *x, struct mark mk);
+/* A unit record: its index, NO_UNIT out of memory. */
+size_t match_unit_push (struct rp_match *x, struct req *q, rp_vertex_t v,
+                        size_t parent, uint64_t value);
+/* The rp_match_held row of v, NULL when none this match. */
+uint64_t *match_held_row (const struct rp_match *x, rp_vertex_t v);
+/* Pre-order successor of v within the subtree of root (past v's subtree:
+ * skip). */
+rp_vertex_t match_subtree_next (const struct rp_graph *g, rp_vertex_t root,
+                                rp_vertex_t v);
+rp_vertex_t match_subtree_skip (const struct rp_graph *g, rp_vertex_t root,
+                                rp_vertex_t v);
+
+/* match_verify.c */
+int match_verify (struct rp_match *x);
+
+/* match_output.c */
+struct rp_rset *match_rset_build (const struct rp_graph *g,
+                                  const struct hold *holds, size_t n,
+                                  double start, double expiration,
+                                  rp_error_t *error);
+struct rp_rset *match_rset_with_scheduling (const struct rp_graph *g,
+                                            const struct job *j);
+
+/* match_jobs.c */
+struct job *match_job_find (const struct rp_matcher *m, uint64_t jobid);
+struct job *match_job_create (uint64_t jobid, const struct hold *log, size_t n,
+                              double start, double expiration);
+int match_job_insert (struct rp_matcher *m, struct job *j);
+void match_job_destroy (struct job *j);
+
+/* match_reason.c */
+/* Why x->failed did not fit, busy: on the live state. */
+void match_reason (const struct rp_match *x, bool busy, char *buf, size_t size);
+const char *match_type_word (const char *type, uint64_t n, char *buf,
+                             size_t size);
+bool match_count_fixed (const struct req *q);
+json_t *match_explain_json (const struct rp_match *x, const char *outcome,
+                            const char *why);
+void match_explain_keep (struct rp_matcher *m, json_t *o);
+void match_explain_run (struct rp_match *x, const char *outcome,
+                        const char *why);
+
+#endif

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* Inside librespol only: what the matcher gives an R (core/rset.c) that
+ * the public API does not.
+ */
+#ifndef RESPOL_RSET_PRIVATE_H
+#define RESPOL_RSET_PRIVATE_H
+
+#include <respol/rset.h>
+
+/* Set r's scheduling key to text (taken, also on failure): a JSON object
+ * written as json_dumps (o, JSON_COMPACT | JSON_SORT_KEYS) would write
+ * it, which rp_rset_encode copies as it is; rp_rset_scheduling parses it
+ * the first time it is asked for.  Returns 0, or -1 with EINVAL. */
+int rset_set_scheduling_text (struct rp_rset *r, char *text);
+
+#endif
