@@ -81,4 +81,15 @@ test_expect_success 'bench-run --quick prints its table' '
 test_expect_success 'bench-run rejects an unknown option (exit 2)' '
 	test_expect_code 2 "$BENCH/bench-run" --frobnicate
 '
+test_expect_success 'bench-planner --quick prints its tables' '
+	"$BENCH/bench-planner" --quick >out &&
+	grep "^| planner | spans | build (ms) | earliest (us)" out &&
+	grep "^| respol | 100 | " out &&
+	grep "^| respol | 1000 | " out &&
+	grep "^The backlog: all S jobs arrive at 0" out
+'
+test_expect_success 'bench-planner rejects a bad --spans (exit 1)' '
+	test_expect_code 1 "$BENCH/bench-planner" --spans=5 2>err &&
+	grep "^bench-planner: --spans: not a list of numbers 10..10000000: 5" err
+'
 test_done

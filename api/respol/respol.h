@@ -17,6 +17,7 @@
 #include <respol/inventory.h>
 #include <respol/jobspec.h>
 #include <respol/layout.h>
+#include <respol/planner.h>
 #include <respol/plugin.h>
 #include <respol/range.h>
 #include <respol/rset.h>
