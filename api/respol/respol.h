@@ -22,5 +22,6 @@
 #include <respol/range.h>
 #include <respol/rset.h>
 #include <respol/taskmap.h>
+#include <respol/trace.h>
 
 #endif
