@@ -148,6 +148,61 @@ test_expect_success 'conservative: 4 would delay 3 and is refused; 5 delays none
 	grep "^backfilled: 1$" out
 '
 
+test_expect_success '--compare: the three side by side, each as run alone' '
+	cat >expected <<-\EOF &&
+	queue:                   fcfs           easy   conservative
+	policy:                 first          first          first
+	jobs:                       5              5              5
+	rejected:                   0              0              0
+	skipped:                    0              0              0
+	utilization:           0.5424         0.8475         0.5424
+	mean_wait:              178.8           70.2          119.4
+	p95_wait:                 298            251            298
+	mean_bsld:              3.321          1.702          1.836
+	makespan:                 550            352            550
+	backfilled:                 0              2              1
+	EOF
+	respol simulate --generate=nodes=6,cores=1 \
+		--compare=fcfs,easy,conservative "$D"/textbook.swf >out &&
+	untimed out >got &&
+	test_cmp expected got &&
+	grep "^pass_us_mean: *[0-9.]* *[0-9.]* *[0-9.]*$" out &&
+	respol simulate --generate=nodes=6,cores=1 --format=json \
+		--compare=conservative,fcfs,easy "$D"/textbook.swf >all.json &&
+	for q in conservative fcfs easy; do
+		respol simulate --generate=nodes=6,cores=1 --format=json \
+			--queue=$q "$D"/textbook.swf || return 1
+	done >one.json &&
+	untimed all.json >a && untimed one.json >b &&
+	test_cmp b a
+'
+
+test_expect_success '--compare takes match policies too, with --queue' '
+	respol simulate --generate=nodes=6,cores=1 --format=json --queue=easy \
+		--compare=first,high "$D"/textbook.swf >out &&
+	jq -r "[.queue, .policy] | join(\" \")" out >got &&
+	printf "easy first\neasy high\n" >expected &&
+	test_cmp expected got &&
+	test_expect_code 1 respol simulate --generate=nodes=6,cores=1 \
+		--compare=fcfs,nosuch "$D"/textbook.swf 2>err >/dev/null &&
+	grep "^respol: simulate: .*nosuch" err
+'
+
+test_expect_success '--compare: usage errors' '
+	test_expect_code 2 respol simulate --generate=nodes=1 --compare=fcfs, x 2>err &&
+	grep "^respol: simulate: --compare: an empty name in .fcfs,.$" err &&
+	test_expect_code 2 respol simulate --generate=nodes=1 --compare=fcfs,,easy x 2>err &&
+	grep "^respol: simulate: --compare: an empty name in .fcfs,,easy.$" err &&
+	test_expect_code 2 respol simulate --generate=nodes=1 --compare=fcfs \
+		--jobs=j.csv x 2>err &&
+	grep "^respol: simulate: --jobs writes one run.s jobs: not with --compare$" err &&
+	test_expect_code 2 respol simulate -R - --compare=fcfs,easy x 2>err </dev/null &&
+	grep "^respol: simulate: --compare reads the resources once a run: not from stdin$" err &&
+	test_expect_code 2 respol simulate --generate=nodes=1 \
+		--compare=a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q x 2>err &&
+	grep "^respol: simulate: --compare: at most 16 policies$" err
+'
+
 test_expect_success 'easy and conservative count units: a JSON lines trace is refused' '
 	printf "%s\n" "{\"submit\": 0, \"runtime\": 1, \"jobspec\": {}}" >js.jsonl &&
 	test_expect_code 1 respol simulate --generate=nodes=1 --queue=easy js.jsonl 2>err &&

@@ -5,7 +5,7 @@
  *   respol simulate [--config=FILE] [--policy=MATCH-POLICY]
  *       [--queue=fcfs|easy|conservative]
  *       [--unit=core|node] [--jobs=FILE.csv] [--format=text|json]
- *       RESOURCE-OPTION TRACE
+ *       [--compare=P1,P2,...] RESOURCE-OPTION TRACE
  *
  * The rules, pinned so that results compare with other simulators (the
  * trace's own rules, size, duration, run and skipped jobs, are the
@@ -46,13 +46,16 @@
  *
  * Output: the summary (text "key: value" lines, or --format=json, one
  * object with sorted keys) and --jobs=FILE a CSV of the jobs that ran,
- * in queue order.  Everything but pass_us_mean and pass_us_max (wall
+ * in queue order.  --compare runs the trace (read once) under each queue
+ * or match policy given, on a graph built again each time, and prints
+ * the summaries side by side (JSON: an object a line).  Everything but pass_us_mean and pass_us_max (wall
  * clock time of the scheduling passes) is a function of the inputs, so
  * two runs give the same bytes.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +86,7 @@ enum {
     OPT_UNIT,
     OPT_JOBS,
     OPT_FORMAT,
+    OPT_COMPARE,
 };
 
 static const struct option opts[] = {
@@ -93,6 +97,7 @@ static const struct option opts[] = {
     { "unit", required_argument, NULL, OPT_UNIT },
     { "jobs", required_argument, NULL, OPT_JOBS },
     { "format", required_argument, NULL, OPT_FORMAT },
+    { "compare", required_argument, NULL, OPT_COMPARE },
     { "verbose", no_argument, NULL, 'v' },
     CMD_RESOURCE_LONGOPTS,
     { NULL, 0, NULL, 0 },
@@ -104,6 +109,7 @@ static const char *const queue_names[] = { "fcfs", "easy", "conservative" };
 
 struct options {
     const char *config, *policy, *jobs_path;
+    char *compare; /* --compare's list, or NULL */
     int queue; /* enum queue_policy */
     bool node_unit, json;
     struct cmd_resources res;
@@ -126,6 +132,8 @@ struct job {
 
 struct sim {
     const struct options *o;
+    int queue;                  /* enum queue_policy of this run */
+    bool quiet;                 /* a rerun (--compare): rejections said */
     struct rp_planner *planner; /* the units over time: running jobs and
                                    reservations, as the scheduler knows
                                    them (durations, not run times) */
@@ -165,6 +173,9 @@ static void usage (FILE *f)
              "                      (N whole nodes)\n"
              "      --jobs=FILE     write every job that ran as CSV\n"
              "      --format=FMT    the summary as text (default) or json\n"
+             "      --compare=P,... run under each queue or match policy P, "
+             "print the\n"
+             "                      summaries side by side\n"
              "  -v, --verbose       print plugin messages up to info "
              "(-vv: debug)\n"
              "  -h, --help          print this message\n\n%s",
@@ -354,8 +365,10 @@ static void reject (struct sim *s, struct job *j, const rp_error_t *error,
                   cmd_match_error (error, errnum, buf, sizeof (buf)));
         exit (cmd_match_status (errnum));
     }
-    cmd_warn (SUB, "%s:%zu: job %" PRIu64 ": rejected: %s", s->trace, j->line,
-              j->id, cmd_match_error (error, errnum, buf, sizeof (buf)));
+    if (!s->quiet)
+        cmd_warn (SUB, "%s:%zu: job %" PRIu64 ": rejected: %s", s->trace,
+                  j->line, j->id,
+                  cmd_match_error (error, errnum, buf, sizeof (buf)));
     j->state = REJECTED;
     s->rejected++;
 }
@@ -531,9 +544,9 @@ static void pass (struct sim *s, int64_t t)
 {
     double t0 = now_us (), us;
 
-    if (s->o->queue == EASY)
+    if (s->queue == EASY)
         pass_easy (s, t);
-    else if (s->o->queue == CONSERVATIVE)
+    else if (s->queue == CONSERVATIVE)
         pass_conservative (s, t);
     else
         start_in_order (s, t);
@@ -585,7 +598,7 @@ static void check (struct sim *s, int64_t t, size_t events)
         cmd_die (SUB, "invariant broken at %" PRId64 ": the planner has %"
                       PRIu64 " units free, the matcher %" PRIu64, t,
                  rp_planner_free_at (s->planner, t), s->total - s->in_use);
-    if (s->o->queue == FCFS && s->backfilled > 0)
+    if (s->queue == FCFS && s->backfilled > 0)
         cmd_die (SUB, "invariant broken at %" PRId64 ": job %" PRIu64
                       " started before job %" PRIu64 " (fcfs)", t,
                  s->jobs[s->passer].id, s->jobs[s->passed].id);
@@ -642,8 +655,10 @@ static double bsld (double wait, double run)
 }
 
 struct summary {
-    size_t jobs;
-    double utilization, mean_wait, mean_bsld;
+    const char *queue;
+    char *policy;
+    size_t jobs, rejected, skipped, backfilled;
+    double utilization, mean_wait, mean_bsld, pass_us_mean, pass_us_max;
     int64_t p95_wait, makespan;
 };
 
@@ -656,6 +671,15 @@ static void summarize (const struct sim *s, struct summary *u)
     if (!waits)
         cmd_die (SUB, "out of memory");
     memset (u, 0, sizeof (*u));
+    u->queue = queue_names[s->queue];
+    if (!(u->policy = strdup (rp_matcher_policy_name (s->m))))
+        cmd_die (SUB, "out of memory");
+    u->rejected = s->rejected;
+    u->skipped = s->skipped;
+    u->backfilled = s->backfilled;
+    u->pass_us_max = s->pass_us_max;
+    if (s->passes)
+        u->pass_us_mean = s->pass_us_sum / (double)s->passes;
     for (size_t i = 0; i < s->njobs; i++) {
         const struct job *j = &s->jobs[i];
         double w = (double)(j->start - j->submit);
@@ -681,31 +705,67 @@ static void summarize (const struct sim *s, struct summary *u)
     free (waits);
 }
 
-static void print_summary (const struct sim *s, const char *policy)
+static void print_json (const struct summary *u)
 {
-    struct summary u;
-    double mean_us = s->passes ? s->pass_us_sum / (double)s->passes : 0;
+    printf ("{\"backfilled\":%zu,\"jobs\":%zu,\"makespan\":%" PRId64
+            ",\"mean_bsld\":%.3f,\"mean_wait\":%.1f,\"p95_wait\":%" PRId64
+            ",\"pass_us_max\":%.1f,\"pass_us_mean\":%.1f,\"policy\":\"%s\","
+            "\"queue\":\"%s\",\"rejected\":%zu,\"skipped\":%zu,"
+            "\"utilization\":%.4f}\n",
+            u->backfilled, u->jobs, u->makespan, u->mean_bsld, u->mean_wait,
+            u->p95_wait, u->pass_us_max, u->pass_us_mean, u->policy, u->queue,
+            u->rejected, u->skipped, u->utilization);
+}
 
-    summarize (s, &u);
-    if (s->o->json) {
-        printf ("{\"backfilled\":%zu,\"jobs\":%zu,\"makespan\":%" PRId64
-                ",\"mean_bsld\":%.3f,\"mean_wait\":%.1f,\"p95_wait\":%" PRId64
-                ",\"pass_us_max\":%.1f,\"pass_us_mean\":%.1f,\"policy\":\"%s\","
-                "\"queue\":\"%s\",\"rejected\":%zu,\"skipped\":%zu,"
-                "\"utilization\":%.4f}\n",
-                s->backfilled, u.jobs, u.makespan, u.mean_bsld, u.mean_wait,
-                u.p95_wait, s->pass_us_max, mean_us, policy,
-                queue_names[s->o->queue], s->rejected,
-                s->skipped, u.utilization);
-        return;
+/* One line of the text summary: the key, then each run's value. */
+static void print_row (const char *key, const struct summary *u, size_t n,
+                       size_t offset, char type)
+{
+    if (n > 1)
+        printf ("%s:%*s", key, (int)(13 - strlen (key)), "");
+    else
+        printf ("%s:", key);
+    for (size_t i = 0; i < n; i++) {
+        const char *p = (const char *)&u[i] + offset;
+        char buf[64];
+        if (type == 's')
+            snprintf (buf, sizeof (buf), "%s", *(char *const *)p);
+        else if (type == 'z')
+            snprintf (buf, sizeof (buf), "%zu", *(const size_t *)p);
+        else if (type == 'i')
+            snprintf (buf, sizeof (buf), "%" PRId64, *(const int64_t *)p);
+        else
+            snprintf (buf, sizeof (buf), type == '4' ? "%.4f"
+                                         : type == '3' ? "%.3f"
+                                                       : "%.1f",
+                      *(const double *)p);
+        printf (n > 1 ? " %14s" : " %s", buf);
     }
-    printf ("queue: %s\npolicy: %s\njobs: %zu\nrejected: %zu\n"
-            "skipped: %zu\nutilization: %.4f\nmean_wait: %.1f\n"
-            "p95_wait: %" PRId64 "\nmean_bsld: %.3f\nmakespan: %" PRId64
-            "\nbackfilled: %zu\npass_us_mean: %.1f\npass_us_max: %.1f\n",
-            queue_names[s->o->queue], policy, u.jobs, s->rejected, s->skipped, u.utilization,
-            u.mean_wait, u.p95_wait, u.mean_bsld, u.makespan, s->backfilled,
-            mean_us, s->pass_us_max);
+    printf ("\n");
+}
+
+/* The summaries of n runs: text, one column per run, or JSON, one
+ * object a line. */
+static void print_summaries (const struct summary *u, size_t n, bool json)
+{
+    static const struct {
+        const char *key;
+        size_t offset;
+        char type;
+    } rows[] = {
+#define ROW(f, t) { #f, offsetof (struct summary, f), t }
+        ROW (queue, 's'),       ROW (policy, 's'),      ROW (jobs, 'z'),
+        ROW (rejected, 'z'),    ROW (skipped, 'z'),     ROW (utilization, '4'),
+        ROW (mean_wait, '1'),   ROW (p95_wait, 'i'),    ROW (mean_bsld, '3'),
+        ROW (makespan, 'i'),    ROW (backfilled, 'z'),  ROW (pass_us_mean, '1'),
+        ROW (pass_us_max, '1'),
+#undef ROW
+    };
+
+    for (size_t i = 0; json && i < n; i++)
+        print_json (&u[i]);
+    for (size_t r = 0; !json && r < sizeof (rows) / sizeof (rows[0]); r++)
+        print_row (rows[r].key, u, n, rows[r].offset, rows[r].type);
 }
 
 static void write_jobs (const struct sim *s, const char *path)
@@ -751,6 +811,8 @@ static void set_option (struct options *o, int c)
         o->policy = optarg;
     else if (c == OPT_JOBS)
         o->jobs_path = optarg;
+    else if (c == OPT_COMPARE)
+        o->compare = optarg;
     else if (c == OPT_QUEUE) {
         for (o->queue = 0; o->queue < 3; o->queue++)
             if (!strcmp (optarg, queue_names[o->queue]))
@@ -780,7 +842,7 @@ static void plan (struct sim *s)
             cmd_die (SUB, "%s:%zu: job %" PRIu64 ": --queue=%s needs jobs "
                           "of a size (SWF), not a jobspec",
                      s->trace, s->jobs[i].line, s->jobs[i].id,
-                     queue_names[s->o->queue]);
+                     queue_names[s->queue]);
     if (!(s->planner = rp_planner_create (s->total, &error)))
         cmd_die (SUB, "%s", error.text);
 }
@@ -797,14 +859,102 @@ static void sim_destroy (struct sim *s)
     rp_matcher_destroy (s->m);
 }
 
+/* The jobs as read, before a replay. */
+static void reset (struct sim *s)
+{
+    for (size_t i = 0; i < s->njobs; i++) {
+        struct job *j = &s->jobs[i];
+        free (j->where);
+        j->where = NULL;
+        j->state = QUEUED;
+        j->start = j->end = j->reserved = -1;
+        j->units = 0;
+        j->has_span = false;
+    }
+    s->arrived = s->head = s->nrunning = 0;
+    s->rejected = s->backfilled = s->passes = 0;
+    s->in_use = 0;
+    s->pass_us_sum = s->pass_us_max = 0;
+}
+
+/* One replay under queue policy queue and match policy policy (NULL:
+ * the configuration's first, else first fit); its summary in u. */
+static void run (struct sim *s, int queue, const char *policy,
+                 struct rp_config *cfg, struct summary *u)
+{
+    struct rp_graph *g = cmd_resources_load (SUB, &s->o->res);
+
+    s->total = count_units (g, s->o->node_unit);
+    if (s->total == 0) {
+        rp_graph_destroy (g);
+        cmd_die (SUB, "the resources have no %s",
+                 s->o->node_unit ? "node" : "core");
+    }
+    s->m = cmd_matcher_create (SUB, g, cfg, policy);
+    s->queue = queue;
+    if (queue != FCFS)
+        plan (s);
+    reset (s);
+    replay (s);
+    summarize (s, u);
+}
+
+static void end_run (struct sim *s)
+{
+    rp_planner_destroy (s->planner);
+    s->planner = NULL;
+    rp_matcher_destroy (s->m);
+    s->m = NULL;
+    s->quiet = true;
+}
+
+/* --compare=P,...: each P a queue policy (with --policy's match policy)
+ * or else a match policy (with --queue's queue policy). */
+#define COMPARE_MAX 16
+static size_t compare_list (const struct options *o, int *queues,
+                            const char **policies)
+{
+    size_t n = 0;
+    char *save = NULL;
+
+    if (o->jobs_path)
+        cmd_usage_error (SUB, "--jobs writes one run's jobs: not with "
+                              "--compare");
+    if (cmd_resources_stdin (&o->res))
+        cmd_usage_error (SUB, "--compare reads the resources once a run: "
+                              "not from stdin");
+    if (!*o->compare || o->compare[strlen (o->compare) - 1] == ','
+        || strstr (o->compare, ",,") || *o->compare == ',')
+        cmd_usage_error (SUB, "--compare: an empty name in '%s'",
+                         o->compare);
+    for (char *p = strtok_r (o->compare, ",", &save); p;
+         p = strtok_r (NULL, ",", &save)) {
+        if (n == COMPARE_MAX)
+            cmd_usage_error (SUB, "--compare: at most %d policies",
+                             COMPARE_MAX);
+        queues[n] = o->queue;
+        policies[n] = o->policy;
+        for (int q = 0; q < 3; q++)
+            if (!strcmp (p, queue_names[q]))
+                queues[n] = q;
+        if (strcmp (p, queue_names[queues[n]]) != 0)
+            policies[n] = p;
+        n++;
+    }
+    return n;
+}
+
 int cmd_simulate (int argc, char **argv)
 {
     static const struct cmd_getopt getopts = { SUB, SHORTOPTS, opts, OPT_HELP,
                                                usage };
     struct options o = { 0 };
     struct sim s = { .o = &o };
-    struct rp_graph *g;
     struct rp_config *cfg;
+    struct summary u[COMPARE_MAX];
+    int queues[COMPARE_MAX];
+    const char *policies[COMPARE_MAX];
+    size_t n = 1;
     int c;
 
     optind = 0;
@@ -818,24 +968,25 @@ int cmd_simulate (int argc, char **argv)
         cmd_usage_error (SUB, "the trace and the resources cannot both be "
                               "stdin");
     s.trace = argv[optind];
-    g = cmd_resources_load (SUB, &o.res);
-    s.total = count_units (g, o.node_unit);
-    if (s.total == 0) {
-        rp_graph_destroy (g);
-        cmd_die (SUB, "the resources have no %s", o.node_unit ? "node"
-                                                              : "core");
+    if (o.compare)
+        n = compare_list (&o, queues, policies);
+    else {
+        queues[0] = o.queue;
+        policies[0] = o.policy;
     }
     cfg = cmd_match_config (SUB, o.config);
-    s.m = cmd_matcher_create (SUB, g, cfg, o.policy);
     read_trace (&s, s.trace);
-    if (o.queue != FCFS)
-        plan (&s);
     if (!(s.running = malloc ((s.njobs + 1) * sizeof (*s.running))))
         cmd_die (SUB, "out of memory");
-    replay (&s);
-    print_summary (&s, rp_matcher_policy_name (s.m));
-    if (o.jobs_path)
-        write_jobs (&s, o.jobs_path);
+    for (size_t i = 0; i < n; i++) {
+        run (&s, queues[i], policies[i], cfg, &u[i]);
+        if (o.jobs_path)
+            write_jobs (&s, o.jobs_path);
+        end_run (&s);
+    }
+    print_summaries (u, n, o.json);
+    for (size_t i = 0; i < n; i++)
+        free (u[i].policy);
     sim_destroy (&s);
     rp_config_destroy (cfg);
     if (fflush (stdout) != 0 || ferror (stdout))
