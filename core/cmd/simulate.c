@@ -456,8 +456,12 @@ static void start_in_order (struct sim *s, int64_t t)
 {
     for (; s->head < s->arrived; s->head++) {
         struct job *j = &s->jobs[s->head];
-        if (j->state == QUEUED && !try_start (s, s->head, t)
-            && j->state == QUEUED)
+        if (j->state != QUEUED)
+            continue;
+        /* Fewer units free than it asks: no need to ask the matcher. */
+        if (s->planner && rp_planner_free_at (s->planner, t) < j->size)
+            break;
+        if (!try_start (s, s->head, t) && j->state == QUEUED)
             break;
     }
 }
@@ -832,17 +836,23 @@ static void set_option (struct options *o, int c)
 }
 
 /* easy and conservative count units: each job asks for a size of
- * interchangeable ones (SWF), not for a jobspec of its own. */
+ * interchangeable ones (SWF), not for a jobspec of its own.  fcfs counts
+ * them too when it can, to skip asking the matcher for a head that
+ * cannot fit. */
 static void plan (struct sim *s)
 {
     rp_error_t error;
 
-    for (size_t i = 0; i < s->njobs; i++)
-        if (s->jobs[i].jobspec)
-            cmd_die (SUB, "%s:%zu: job %" PRIu64 ": --queue=%s needs jobs "
-                          "of a size (SWF), not a jobspec",
-                     s->trace, s->jobs[i].line, s->jobs[i].id,
-                     queue_names[s->queue]);
+    for (size_t i = 0; i < s->njobs; i++) {
+        if (!s->jobs[i].jobspec)
+            continue;
+        if (s->queue == FCFS)
+            return;
+        cmd_die (SUB, "%s:%zu: job %" PRIu64 ": --queue=%s needs jobs "
+                      "of a size (SWF), not a jobspec",
+                 s->trace, s->jobs[i].line, s->jobs[i].id,
+                 queue_names[s->queue]);
+    }
     if (!(s->planner = rp_planner_create (s->total, &error)))
         cmd_die (SUB, "%s", error.text);
 }
@@ -892,8 +902,7 @@ static void run (struct sim *s, int queue, const char *policy,
     }
     s->m = cmd_matcher_create (SUB, g, cfg, policy);
     s->queue = queue;
-    if (queue != FCFS)
-        plan (s);
+    plan (s);
     reset (s);
     replay (s);
     summarize (s, u);
