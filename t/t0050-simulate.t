@@ -148,6 +148,15 @@ test_expect_success 'conservative: 4 would delay 3 and is refused; 5 delays none
 	grep "^backfilled: 1$" out
 '
 
+test_expect_success 'hybrid:N reserves for the first N: hybrid:1 is easy, hybrid:2 here conservative' '
+	cp easy.csv expected &&
+	textbook hybrid:1 &&
+	grep "^queue: hybrid:1$" out &&
+	cp conservative.csv expected &&
+	textbook hybrid:2 &&
+	grep "^backfilled: 1$" out
+'
+
 test_expect_success '--compare: the three side by side, each as run alone' '
 	cat >expected <<-\EOF &&
 	queue:                   fcfs           easy   conservative
@@ -284,12 +293,13 @@ test_expect_success 'the README shows what simulate prints on HPC2N' '
 	test_cmp shown got
 '
 
-test_expect_success 'HPC2N under easy and conservative: the summaries pinned' '
+test_expect_success 'HPC2N under easy, conservative and hybrid:4: the summaries pinned' '
 	cat >expected <<-\EOF &&
 	{"backfilled":590,"jobs":3145,"makespan":5282045,"mean_bsld":16.214,"mean_wait":3470.2,"p95_wait":20437,"policy":"first","queue":"easy","rejected":0,"skipped":25,"utilization":0.3960}
 	{"backfilled":567,"jobs":3145,"makespan":5282045,"mean_bsld":16.044,"mean_wait":3434.3,"p95_wait":19053,"policy":"first","queue":"conservative","rejected":0,"skipped":25,"utilization":0.3960}
+	{"backfilled":528,"jobs":3145,"makespan":5282045,"mean_bsld":18.509,"mean_wait":3483.5,"p95_wait":19372,"policy":"first","queue":"hybrid:4","rejected":0,"skipped":25,"utilization":0.3960}
 	EOF
-	for q in easy conservative; do
+	for q in easy conservative hybrid:4; do
 		respol simulate --generate=nodes=240,cores=1 --queue=$q \
 			--format=json "$HPC2N" >$q.json &&
 		untimed $q.json || return 1
@@ -311,7 +321,11 @@ test_expect_success 'usage errors exit 2 with the reason' '
 	test_expect_code 2 respol simulate --generate=nodes=1 2>err &&
 	grep "^respol: simulate: missing TRACE argument$" err &&
 	test_expect_code 2 respol simulate --generate=nodes=1 --queue=hybrid x 2>err &&
-	grep "^respol: simulate: --queue: unknown queue policy .hybrid. (there are: fcfs, easy, conservative)$" err &&
+	grep "^respol: simulate: --queue: unknown queue policy .hybrid. (there are: fcfs, easy, conservative, hybrid:N)$" err &&
+	for q in hybrid:0 hybrid:x hybrid:1000001 hybrid:+1 hybrid:1x; do
+		test_expect_code 2 respol simulate --generate=nodes=1 --queue=$q x 2>err &&
+		grep "^respol: simulate: --queue: unknown queue policy .$q. " err || return 1
+	done &&
 	test_expect_code 2 respol simulate --generate=nodes=1 --unit=gpu x 2>err &&
 	grep "^respol: simulate: --unit: .gpu. is not core or node$" err &&
 	test_expect_code 2 respol simulate --generate=nodes=1 --format=yaml x 2>err &&

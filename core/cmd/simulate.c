@@ -3,7 +3,7 @@
  * resource graph (RFC 4) in virtual time, matching every job for real.
  *
  *   respol simulate [--config=FILE] [--policy=MATCH-POLICY]
- *       [--queue=fcfs|easy|conservative]
+ *       [--queue=fcfs|easy|conservative|hybrid:N]
  *       [--unit=core|node] [--jobs=FILE.csv] [--format=text|json]
  *       [--compare=P1,P2,...] RESOURCE-OPTION TRACE
  *
@@ -28,7 +28,9 @@
  *   job that fits now without delaying it; conservative takes every queued
  *   job's reservation out and puts it back at its earliest time, in order
  *   (compression: never later, its old place being still free), and
- *   starts those whose earliest time is now.
+ *   starts those whose earliest time is now; hybrid:N does what
+ *   conservative does for the first N queued jobs that do not start, and
+ *   starts later ones that fit now without delaying them.
  * - easy and conservative plan with a planner (respol/planner.h) of the
  *   cluster's units: running jobs hold a span of their duration (what a
  *   scheduler knows; none: for ever) and give it back when they end (at
@@ -104,13 +106,41 @@ static const struct option opts[] = {
 };
 #define SHORTOPTS "hv" CMD_RESOURCE_SHORTOPTS
 
-enum queue_policy { FCFS, EASY, CONSERVATIVE };
-static const char *const queue_names[] = { "fcfs", "easy", "conservative" };
+enum queue_policy { FCFS, EASY, CONSERVATIVE, HYBRID, NQUEUES };
+static const char *const queue_names[] = { "fcfs", "easy", "conservative",
+                                           "hybrid" };
+/* hybrid:N: reservations for the first N blocked jobs, 1..this. */
+#define DEPTH_MAX 1000000
+
+/* "fcfs", "easy", "conservative" or "hybrid:N" into *kind and *depth;
+ * -1 when it is none of them. */
+static int parse_queue (const char *name, int *kind, size_t *depth)
+{
+    char *end;
+    unsigned long n;
+
+    for (int q = 0; q < HYBRID; q++)
+        if (!strcmp (name, queue_names[q])) {
+            *kind = q;
+            *depth = q == CONSERVATIVE ? SIZE_MAX : 1;
+            return 0;
+        }
+    if (strncmp (name, "hybrid:", 7) != 0 || name[7] < '1' || name[7] > '9')
+        return -1;
+    errno = 0;
+    n = strtoul (name + 7, &end, 10);
+    if (errno || *end || n > DEPTH_MAX)
+        return -1;
+    *kind = HYBRID;
+    *depth = n;
+    return 0;
+}
 
 struct options {
     const char *config, *policy, *jobs_path;
     char *compare; /* --compare's list, or NULL */
     int queue; /* enum queue_policy */
+    size_t depth; /* of its reservations */
     bool node_unit, json;
     struct cmd_resources res;
 };
@@ -133,6 +163,7 @@ struct job {
 struct sim {
     const struct options *o;
     int queue;                  /* enum queue_policy of this run */
+    size_t depth;               /* how many queued jobs it reserves */
     bool quiet;                 /* a rerun (--compare): rejections said */
     struct rp_planner *planner; /* the units over time: running jobs and
                                    reservations, as the scheduler knows
@@ -160,8 +191,9 @@ static void usage (FILE *f)
              "summary.\n\n"
              "Options:\n"
              "      --queue=NAME    the queue policy: fcfs (the default), "
-             "easy or\n"
-             "                      conservative\n"
+             "easy,\n"
+             "                      conservative or hybrid:N (reservations "
+             "for N jobs)\n"
              "      --policy=NAME   the match policy (default: the first of "
              "the match\n"
              "                      stack, else first fit)\n"
@@ -529,22 +561,34 @@ static void pass_easy (struct sim *s, int64_t t)
     span_remove (s, head);
 }
 
-/* conservative: every queued job, in order, is taken out and put back at
- * its earliest time (never later than its last reservation: the one it
- * had is still free); a job whose earliest time is now starts. */
+/* conservative (and hybrid:N, for the first N jobs that do not start):
+ * every queued job, in order, is taken out and put back at its earliest
+ * time (never later than its last reservation: the one it had is still
+ * free); a job whose earliest time is now starts.  Past the depth, a job
+ * starts when it fits now without delaying any reservation. */
 static void pass_conservative (struct sim *s, int64_t t)
 {
+    size_t reserved = 0;
+
     for (size_t k = s->head; k < s->arrived; k++) {
         struct job *j = &s->jobs[k];
         int64_t at;
         if (j->state != QUEUED)
             continue;
+        if (reserved == s->depth) {
+            int64_t d = j->duration > 0 ? j->duration : RP_PLANNER_FOREVER;
+            if (rp_planner_is_free (s->planner, t, d, j->size))
+                start_planned (s, k, t);
+            continue;
+        }
         span_remove (s, j);
         at = earliest (s, j, t);
         if (at == t)
             start_planned (s, k, t);
-        else
+        else {
             reserve (s, j, at, t);
+            reserved++;
+        }
     }
     while (s->head < s->arrived && s->jobs[s->head].state != QUEUED)
         s->head++;
@@ -556,7 +600,7 @@ static void pass (struct sim *s, int64_t t)
 
     if (s->queue == EASY)
         pass_easy (s, t);
-    else if (s->queue == CONSERVATIVE)
+    else if (s->queue == CONSERVATIVE || s->queue == HYBRID)
         pass_conservative (s, t);
     else
         start_in_order (s, t);
@@ -665,7 +709,7 @@ static double bsld (double wait, double run)
 }
 
 struct summary {
-    const char *queue;
+    char queue[32];
     char *policy;
     size_t jobs, rejected, skipped, backfilled;
     double utilization, mean_wait, mean_bsld, pass_us_mean, pass_us_max;
@@ -681,7 +725,10 @@ static void summarize (const struct sim *s, struct summary *u)
     if (!waits)
         cmd_die (SUB, "out of memory");
     memset (u, 0, sizeof (*u));
-    u->queue = queue_names[s->queue];
+    if (s->queue == HYBRID)
+        snprintf (u->queue, sizeof (u->queue), "hybrid:%zu", s->depth);
+    else
+        snprintf (u->queue, sizeof (u->queue), "%s", queue_names[s->queue]);
     if (!(u->policy = strdup (rp_matcher_policy_name (s->m))))
         cmd_die (SUB, "out of memory");
     u->rejected = s->rejected;
@@ -738,7 +785,9 @@ static void print_row (const char *key, const struct summary *u, size_t n,
     for (size_t i = 0; i < n; i++) {
         const char *p = (const char *)&u[i] + offset;
         char buf[64];
-        if (type == 's')
+        if (type == 'a')
+            snprintf (buf, sizeof (buf), "%s", p);
+        else if (type == 's')
             snprintf (buf, sizeof (buf), "%s", *(char *const *)p);
         else if (type == 'z')
             snprintf (buf, sizeof (buf), "%zu", *(const size_t *)p);
@@ -764,7 +813,7 @@ static void print_summaries (const struct summary *u, size_t n, bool json)
         char type;
     } rows[] = {
 #define ROW(f, t) { #f, offsetof (struct summary, f), t }
-        ROW (queue, 's'),       ROW (policy, 's'),      ROW (jobs, 'z'),
+        ROW (queue, 'a'),       ROW (policy, 's'),      ROW (jobs, 'z'),
         ROW (rejected, 'z'),    ROW (skipped, 'z'),     ROW (utilization, '4'),
         ROW (mean_wait, '1'),   ROW (p95_wait, 'i'),    ROW (mean_bsld, '3'),
         ROW (makespan, 'i'),    ROW (backfilled, 'z'),  ROW (pass_us_mean, '1'),
@@ -824,12 +873,10 @@ static void set_option (struct options *o, int c)
     else if (c == OPT_COMPARE)
         o->compare = optarg;
     else if (c == OPT_QUEUE) {
-        for (o->queue = 0; o->queue < 3; o->queue++)
-            if (!strcmp (optarg, queue_names[o->queue]))
-                break;
-        if (o->queue == 3)
+        if (parse_queue (optarg, &o->queue, &o->depth) < 0)
             cmd_usage_error (SUB, "--queue: unknown queue policy '%s' "
-                                  "(there are: fcfs, easy, conservative)",
+                                  "(there are: fcfs, easy, conservative, "
+                                  "hybrid:N)",
                              optarg);
     } else if (c == OPT_UNIT) {
         if (strcmp (optarg, "core") && strcmp (optarg, "node"))
@@ -895,7 +942,7 @@ static void reset (struct sim *s)
 
 /* One replay under queue policy queue and match policy policy (NULL:
  * the configuration's first, else first fit); its summary in u. */
-static void run (struct sim *s, int queue, const char *policy,
+static void run (struct sim *s, int queue, size_t depth, const char *policy,
                  struct rp_config *cfg, struct summary *u)
 {
     struct rp_graph *g = cmd_resources_load (SUB, &s->o->res);
@@ -908,6 +955,7 @@ static void run (struct sim *s, int queue, const char *policy,
     }
     s->m = cmd_matcher_create (SUB, g, cfg, policy);
     s->queue = queue;
+    s->depth = depth;
     plan (s);
     reset (s);
     replay (s);
@@ -927,7 +975,7 @@ static void end_run (struct sim *s)
  * or else a match policy (with --queue's queue policy). */
 #define COMPARE_MAX 16
 static size_t compare_list (const struct options *o, int *queues,
-                            const char **policies)
+                            size_t *depths, const char **policies)
 {
     size_t n = 0;
     char *save = NULL;
@@ -947,13 +995,12 @@ static size_t compare_list (const struct options *o, int *queues,
         if (n == COMPARE_MAX)
             cmd_usage_error (SUB, "--compare: at most %d policies",
                              COMPARE_MAX);
-        queues[n] = o->queue;
         policies[n] = o->policy;
-        for (int q = 0; q < 3; q++)
-            if (!strcmp (p, queue_names[q]))
-                queues[n] = q;
-        if (strcmp (p, queue_names[queues[n]]) != 0)
+        if (parse_queue (p, &queues[n], &depths[n]) < 0) {
+            queues[n] = o->queue;
+            depths[n] = o->depth;
             policies[n] = p;
+        }
         n++;
     }
     return n;
@@ -968,6 +1015,7 @@ int cmd_simulate (int argc, char **argv)
     struct rp_config *cfg;
     struct summary u[COMPARE_MAX];
     int queues[COMPARE_MAX];
+    size_t depths[COMPARE_MAX];
     const char *policies[COMPARE_MAX];
     size_t n = 1;
     int c;
@@ -984,9 +1032,10 @@ int cmd_simulate (int argc, char **argv)
                               "stdin");
     s.trace = argv[optind];
     if (o.compare)
-        n = compare_list (&o, queues, policies);
+        n = compare_list (&o, queues, depths, policies);
     else {
         queues[0] = o.queue;
+        depths[0] = o.depth;
         policies[0] = o.policy;
     }
     cfg = cmd_match_config (SUB, o.config);
@@ -994,7 +1043,7 @@ int cmd_simulate (int argc, char **argv)
     if (!(s.running = malloc ((s.njobs + 1) * sizeof (*s.running))))
         cmd_die (SUB, "out of memory");
     for (size_t i = 0; i < n; i++) {
-        run (&s, queues[i], policies[i], cfg, &u[i]);
+        run (&s, queues[i], depths[i], policies[i], cfg, &u[i]);
         if (o.jobs_path)
             write_jobs (&s, o.jobs_path);
         end_run (&s);
