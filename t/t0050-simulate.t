@@ -212,6 +212,38 @@ test_expect_success '--compare: usage errors' '
 	grep "^respol: simulate: --compare: at most 16 policies$" err
 '
 
+command -v xmllint >/dev/null && test_set_prereq XMLLINT
+test_expect_success '--plot draws each run: utilization and waits, a colour each' '
+	respol simulate --generate=nodes=6,cores=1 --compare=fcfs,easy \
+		--plot=p.svg "$D"/textbook.swf >/dev/null &&
+	head -1 p.svg | grep "^<svg xmlns=\"http://www.w3.org/2000/svg\"" &&
+	test $(grep -c "<polyline fill=\"none\" stroke=\"#1f77b4\"" p.svg) -eq 2 &&
+	test $(grep -c "<polyline fill=\"none\" stroke=\"#d62728\"" p.svg) -eq 2 &&
+	grep "fill=\"#1f77b4\">fcfs first</text>" p.svg &&
+	grep "fill=\"#d62728\">easy first</text>" p.svg &&
+	grep ">550 s</text>" p.svg &&
+	grep ">298 s</text>" p.svg &&
+	respol simulate --generate=nodes=6,cores=1 --compare=fcfs,easy \
+		--plot=again.svg "$D"/textbook.swf >/dev/null &&
+	test_cmp p.svg again.svg &&
+	respol simulate --generate=nodes=6,cores=1 --queue=easy \
+		--plot=one.svg "$D"/textbook.swf >/dev/null &&
+	test $(grep -c "<polyline" one.svg) -eq 2 &&
+	test_expect_code 1 respol simulate --generate=nodes=6,cores=1 \
+		--plot=/nonexistent/p.svg "$D"/textbook.swf >/dev/null 2>err &&
+	grep "^respol: simulate: /nonexistent/p.svg: No such file or directory$" err
+'
+test_expect_success 'the README picture is what the README command draws' '
+	respol simulate --generate=nodes=240,cores=1 \
+		--compare=fcfs,easy,conservative --plot=hpc2n.svg "$HPC2N" >/dev/null &&
+	test_cmp "$RESPOL_SRCDIR/doc/simulate-hpc2n.svg" hpc2n.svg &&
+	grep -F "(doc/simulate-hpc2n.svg)" "$RESPOL_SRCDIR/README.md" &&
+	grep -F -- "--compare=fcfs,easy,conservative \\" "$RESPOL_SRCDIR/README.md"
+'
+test_expect_success XMLLINT '--plot writes well-formed SVG' '
+	xmllint --noout p.svg
+'
+
 test_expect_success 'easy and conservative count units: a JSON lines trace is refused' '
 	printf "%s\n" "{\"submit\": 0, \"runtime\": 1, \"jobspec\": {}}" >js.jsonl &&
 	test_expect_code 1 respol simulate --generate=nodes=1 --queue=easy js.jsonl 2>err &&

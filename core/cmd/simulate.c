@@ -57,6 +57,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,6 +90,7 @@ enum {
     OPT_JOBS,
     OPT_FORMAT,
     OPT_COMPARE,
+    OPT_PLOT,
 };
 
 static const struct option opts[] = {
@@ -100,6 +102,7 @@ static const struct option opts[] = {
     { "jobs", required_argument, NULL, OPT_JOBS },
     { "format", required_argument, NULL, OPT_FORMAT },
     { "compare", required_argument, NULL, OPT_COMPARE },
+    { "plot", required_argument, NULL, OPT_PLOT },
     { "verbose", no_argument, NULL, 'v' },
     CMD_RESOURCE_LONGOPTS,
     { NULL, 0, NULL, 0 },
@@ -139,6 +142,7 @@ static int parse_queue (const char *name, int *kind, size_t *depth)
 struct options {
     const char *config, *policy, *jobs_path;
     char *compare; /* --compare's list, or NULL */
+    const char *plot_path;
     int queue; /* enum queue_policy */
     size_t depth; /* of its reservations */
     bool node_unit, json;
@@ -208,6 +212,8 @@ static void usage (FILE *f)
              "      --compare=P,... run under each queue or match policy P, "
              "print the\n"
              "                      summaries side by side\n"
+             "      --plot=FILE     draw utilization over time and the waits "
+             "as SVG\n"
              "  -v, --verbose       print plugin messages up to info "
              "(-vv: debug)\n"
              "  -h, --help          print this message\n\n%s",
@@ -708,13 +714,51 @@ static double bsld (double wait, double run)
     return x > 1.0 ? x : 1.0;
 }
 
+#define PLOT_BINS 200
+
 struct summary {
     char queue[32];
     char *policy;
     size_t jobs, rejected, skipped, backfilled;
     double utilization, mean_wait, mean_bsld, pass_us_mean, pass_us_max;
     int64_t p95_wait, makespan;
+    /* For --plot: utilization in PLOT_BINS equal slices of [first, last],
+     * and the waits at every percentile. */
+    int64_t first, last;
+    double util[PLOT_BINS];
+    int64_t wait_pct[101];
 };
+
+/* Job j's unit-seconds into the slices of [u->first, u->last] it spans. */
+static void plot_job (struct summary *u, const struct job *j, double width)
+{
+    size_t b = (size_t)((double)(j->start - u->first) / width);
+
+    for (; b < PLOT_BINS; b++) {
+        double lo = (double)u->first + (double)b * width;
+        double a = (double)j->start > lo ? (double)j->start : lo;
+        double e = (double)j->end < lo + width ? (double)j->end : lo + width;
+        if (e <= a)
+            break;
+        u->util[b] += (e - a) * (double)j->units;
+    }
+}
+
+static void plot_data (const struct sim *s, struct summary *u,
+                       const int64_t *waits)
+{
+    double width = (double)(u->last - u->first) / PLOT_BINS;
+
+    for (size_t k = 0; k <= 100; k++)
+        u->wait_pct[k] = waits[k * (u->jobs - 1) / 100];
+    if (width <= 0)
+        return;
+    for (size_t i = 0; i < s->njobs; i++)
+        if (s->jobs[i].state == DONE)
+            plot_job (u, &s->jobs[i], width);
+    for (size_t b = 0; b < PLOT_BINS; b++)
+        u->util[b] /= width * (double)s->total;
+}
 
 static void summarize (const struct sim *s, struct summary *u)
 {
@@ -758,6 +802,9 @@ static void summarize (const struct sim *s, struct summary *u)
         u->makespan = last - first;
         if (u->makespan > 0)
             u->utilization = area / ((double)s->total * (double)u->makespan);
+        u->first = first;
+        u->last = last;
+        plot_data (s, u, waits);
     }
     free (waits);
 }
@@ -827,6 +874,99 @@ static void print_summaries (const struct summary *u, size_t n, bool json)
         print_row (rows[r].key, u, n, rows[r].offset, rows[r].type);
 }
 
+/* --- --plot: utilization over time and the waits, one colour a run --- */
+
+static const char *const colours[] = { "#1f77b4", "#d62728", "#2ca02c",
+                                       "#9467bd", "#ff7f0e", "#8c564b",
+                                       "#e377c2", "#7f7f7f" };
+#define PW 720.0 /* plot width, from x = 60 */
+#define PH 200.0 /* each panel's height */
+
+static void plot_axes (FILE *f, double top, const char *title,
+                       const char *xlabel, const char *x0, const char *x1)
+{
+    fprintf (f,
+             "<rect x=\"60\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" "
+             "fill=\"none\" stroke=\"#000\"/>\n"
+             "<text x=\"60\" y=\"%.0f\">%s</text>\n"
+             "<text x=\"400\" y=\"%.0f\" text-anchor=\"middle\">%s</text>\n"
+             "<text x=\"60\" y=\"%.0f\" text-anchor=\"middle\">%s</text>\n"
+             "<text x=\"780\" y=\"%.0f\" text-anchor=\"middle\">%s</text>\n"
+             "<text x=\"55\" y=\"%.0f\" text-anchor=\"end\">1</text>\n"
+             "<text x=\"55\" y=\"%.0f\" text-anchor=\"end\">0</text>\n",
+             top, PW, PH, top - 8, title, top + PH + 32, xlabel, top + PH + 16,
+             x0, top + PH + 16, x1, top + 10, top + PH);
+}
+
+/* s as XML character data. */
+static void xml_text (FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '<')
+            fputs ("&lt;", f);
+        else if (*s == '&')
+            fputs ("&amp;", f);
+        else
+            fputc (*s, f);
+    }
+}
+
+static void write_plot (const char *path, const struct summary *u, size_t n)
+{
+    FILE *f = fopen (path, "w");
+    int64_t t0 = INT64_MAX, t1 = 0, wmax = 1;
+    char end[64], wend[64];
+
+    if (!f)
+        cmd_die (SUB, "%s: %s", path, strerror (errno));
+    for (size_t i = 0; i < n; i++) {
+        t0 = u[i].jobs && u[i].first < t0 ? u[i].first : t0;
+        t1 = u[i].last > t1 ? u[i].last : t1;
+        wmax = u[i].wait_pct[100] > wmax ? u[i].wait_pct[100] : wmax;
+    }
+    if (t1 <= t0)
+        t0 = 0, t1 = 1;
+    if (t1 - t0 < 2 * 86400)
+        snprintf (end, sizeof (end), "%" PRId64 " s", t1 - t0);
+    else
+        snprintf (end, sizeof (end), "%.1f days", (double)(t1 - t0) / 86400);
+    snprintf (wend, sizeof (wend), "%" PRId64 " s", wmax);
+    fprintf (f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"800\" "
+                "height=\"600\" font-family=\"sans-serif\" "
+                "font-size=\"12\">\n<rect width=\"800\" height=\"600\" "
+                "fill=\"#fff\"/>\n");
+    plot_axes (f, 40, "utilization", "time", "0", end);
+    plot_axes (f, 340, "fraction of jobs that waited at most", "wait (log scale)",
+               "0 s", wend);
+    for (size_t i = 0; i < n; i++) {
+        const char *c = colours[i % (sizeof (colours) / sizeof (colours[0]))];
+        double width = (double)(u[i].last - u[i].first) / PLOT_BINS;
+        fprintf (f, "<text x=\"%.0f\" y=\"590\" fill=\"%s\">%s ",
+                 60 + (double)i * 120, c, u[i].queue);
+        xml_text (f, u[i].policy);
+        fprintf (f, "</text>\n");
+        if (!u[i].jobs)
+            continue;
+        fprintf (f, "<polyline fill=\"none\" stroke=\"%s\" points=\"", c);
+        for (size_t b = 0; b < PLOT_BINS && width > 0; b++)
+            fprintf (f, "%s%.1f,%.1f", b ? " " : "",
+                     60 + PW * ((double)u[i].first + ((double)b + 0.5) * width
+                                - (double)t0) / (double)(t1 - t0),
+                     40 + PH * (1 - u[i].util[b]));
+        fprintf (f, "\"/>\n<polyline fill=\"none\" stroke=\"%s\" "
+                    "points=\"", c);
+        for (size_t k = 0; k <= 100; k++)
+            fprintf (f, "%s%.1f,%.1f", k ? " " : "",
+                     60 + PW * log10 (1 + (double)u[i].wait_pct[k])
+                              / log10 (1 + (double)wmax),
+                     340 + PH * (1 - (double)k / 100));
+        fprintf (f, "\"/>\n");
+    }
+    fprintf (f, "</svg>\n");
+    if (fclose (f) != 0)
+        cmd_die (SUB, "%s: %s", path, strerror (errno));
+}
+
 static void write_jobs (const struct sim *s, const char *path)
 {
     FILE *f = fopen (path, "w");
@@ -872,6 +1012,8 @@ static void set_option (struct options *o, int c)
         o->jobs_path = optarg;
     else if (c == OPT_COMPARE)
         o->compare = optarg;
+    else if (c == OPT_PLOT)
+        o->plot_path = optarg;
     else if (c == OPT_QUEUE) {
         if (parse_queue (optarg, &o->queue, &o->depth) < 0)
             cmd_usage_error (SUB, "--queue: unknown queue policy '%s' "
@@ -1049,6 +1191,8 @@ int cmd_simulate (int argc, char **argv)
         end_run (&s);
     }
     print_summaries (u, n, o.json);
+    if (o.plot_path)
+        write_plot (o.plot_path, u, n);
     for (size_t i = 0; i < n; i++)
         free (u[i].policy);
     sim_destroy (&s);
