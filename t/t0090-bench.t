@@ -166,4 +166,15 @@ test_expect_success 'bench-binding fails clearly without the plugins' '
 	test_expect_code 1 "$BENCH/bench-binding" --quick --plugins=/nonexistent 2>err &&
 	grep "^bench-binding: cannot copy /nonexistent/cpu-affinity.so" err
 '
+test_expect_success 'bench-planner --quick prints its tables' '
+	"$BENCH/bench-planner" --quick >out &&
+	grep "^| planner | spans | build (ms) | earliest (us)" out &&
+	grep "^| respol | 100 | " out &&
+	grep "^| respol | 1000 | " out &&
+	grep "^The backlog: all S jobs arrive at 0" out
+'
+test_expect_success 'bench-planner rejects a bad --spans (exit 1)' '
+	test_expect_code 1 "$BENCH/bench-planner" --spans=5 2>err &&
+	grep "^bench-planner: --spans: not a list of numbers 10..10000000: 5" err
+'
 test_done

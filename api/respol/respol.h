@@ -17,9 +17,11 @@
 #include <respol/inventory.h>
 #include <respol/jobspec.h>
 #include <respol/layout.h>
+#include <respol/planner.h>
 #include <respol/plugin.h>
 #include <respol/range.h>
 #include <respol/rset.h>
 #include <respol/taskmap.h>
+#include <respol/trace.h>
 
 #endif

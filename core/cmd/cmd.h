@@ -289,6 +289,8 @@ struct rp_context *cmd_context_from (const struct rp_context *user,
 int cmd_graph (int argc, char **argv);
 int cmd_match (int argc, char **argv);
 int cmd_query (int argc, char **argv);
+/* `respol simulate` (core/cmd/simulate.c). */
+int cmd_simulate (int argc, char **argv);
 
 /* `respol resource`: the inventory and RFC 28 acquisition. */
 int cmd_resource (int argc, char **argv);

@@ -63,6 +63,7 @@ static const struct subcommand subcommands[] = {
     { "graph", cmd_graph, "show or export a resource graph (RFC 4)" },
     { "match", cmd_match, "match a jobspec to resources, print R" },
     { "query", cmd_query, "run allocate, free, info... commands on a graph" },
+    { "simulate", cmd_simulate, "replay a workload trace in virtual time" },
     { "resource", cmd_resource,
       "the resource inventory: drain, status, RFC 28 acquire" },
     { "run", cmd_run, "run a command as a job on this machine, tasks bound" },

@@ -1,0 +1,1203 @@
+/* SPDX-License-Identifier: LGPL-3.0-or-later */
+/* respol simulate: replay a workload trace (api/respol/trace.h) on a
+ * resource graph (RFC 4) in virtual time, matching every job for real.
+ *
+ *   respol simulate [--config=FILE] [--policy=MATCH-POLICY]
+ *       [--queue=fcfs|easy|conservative|hybrid:N]
+ *       [--unit=core|node] [--jobs=FILE.csv] [--format=text|json]
+ *       [--compare=P1,P2,...] RESOURCE-OPTION TRACE
+ *
+ * The rules, pinned so that results compare with other simulators (the
+ * trace's own rules, size, duration, run and skipped jobs, are the
+ * reader's):
+ * - A job of the SWF asks for `size` slots of one core (--unit=core, the
+ *   default) or `size` whole nodes (--unit=node; a slot of one node,
+ *   exclusive), with its duration as attributes.system.duration (RFC 14).
+ *   A job of JSON lines asks what its jobspec asks.
+ * - Jobs are queued in (submit time, job id, line) order.  A job the
+ *   matcher calls never satisfiable (ENODEV) is rejected when it arrives,
+ *   with the matcher's reason on stderr, and counted.
+ * - At each event time: the jobs that end release their resources first,
+ *   then arrivals are queued, then one scheduling pass.  A job of run
+ *   time 0 starts and ends at that time; what it frees is used by another
+ *   pass at that time.
+ * - The queue policies, built in until they are plugins: fcfs starts
+ *   the head of the queue when the matcher finds it room now, and blocks
+ *   everything behind it until then; easy starts jobs in order while they
+ *   fit, reserves the earliest time for the head, and starts any later
+ *   job that fits now without delaying it; conservative takes every queued
+ *   job's reservation out and puts it back at its earliest time, in order
+ *   (compression: never later, its old place being still free), and
+ *   starts those whose earliest time is now; hybrid:N does what
+ *   conservative does for the first N queued jobs that do not start, and
+ *   starts later ones that fit now without delaying them.
+ * - easy and conservative plan with a planner (respol/planner.h) of the
+ *   cluster's units: running jobs hold a span of their duration (what a
+ *   scheduler knows; none: for ever) and give it back when they end (at
+ *   their run time, early); reservations are spans too.  The units are
+ *   interchangeable (size slots of one core, or whole nodes), so what the
+ *   planner finds free now the matcher places; it is checked.
+ * - After every event time the invariants are checked: no more units in
+ *   use than exist, each running job holds exactly its size, no job
+ *   starts before it is submitted, fcfs starts jobs in order, easy never
+ *   delays the head's reservation, conservative never delays any, the
+ *   planner has as many units free now as the matcher; the matcher's own
+ *   check (rp_matcher_check) walks the graph, so it runs every 1,000
+ *   event times and at the end.  A broken one stops the replay with
+ *   "invariant broken at T: what" (exit 1).
+ *
+ * Output: the summary (text "key: value" lines, or --format=json, one
+ * object with sorted keys) and --jobs=FILE a CSV of the jobs that ran,
+ * in queue order.  --compare runs the trace (read once) under each queue
+ * or match policy given, on a graph built again each time, and prints
+ * the summaries side by side (JSON: an object a line).  Everything but
+ * pass_us_mean and pass_us_max (CPU time of the scheduling passes) is a
+ * function of the inputs, so two runs give the same bytes.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <respol/config.h>
+#include <respol/diag.h>
+#include <respol/graph.h>
+#include <respol/hostlist.h>
+#include <respol/jobspec.h>
+#include <respol/match.h>
+#include <respol/planner.h>
+#include <respol/rset.h>
+#include <respol/trace.h>
+
+#include "cmd.h"
+
+#define SUB "simulate"
+/* Bounded slowdown's threshold: runs shorter than this count as this. */
+#define BSLD_TAU 10.0
+
+enum {
+    OPT_HELP = 256,
+    OPT_CONFIG,
+    OPT_POLICY,
+    OPT_QUEUE,
+    OPT_UNIT,
+    OPT_JOBS,
+    OPT_FORMAT,
+    OPT_COMPARE,
+    OPT_PLOT,
+};
+
+static const struct option opts[] = {
+    { "help", no_argument, NULL, OPT_HELP },
+    { "config", required_argument, NULL, OPT_CONFIG },
+    { "policy", required_argument, NULL, OPT_POLICY },
+    { "queue", required_argument, NULL, OPT_QUEUE },
+    { "unit", required_argument, NULL, OPT_UNIT },
+    { "jobs", required_argument, NULL, OPT_JOBS },
+    { "format", required_argument, NULL, OPT_FORMAT },
+    { "compare", required_argument, NULL, OPT_COMPARE },
+    { "plot", required_argument, NULL, OPT_PLOT },
+    { "verbose", no_argument, NULL, 'v' },
+    CMD_RESOURCE_LONGOPTS,
+    { NULL, 0, NULL, 0 },
+};
+#define SHORTOPTS "hv" CMD_RESOURCE_SHORTOPTS
+
+enum queue_policy { FCFS, EASY, CONSERVATIVE, HYBRID, NQUEUES };
+static const char *const queue_names[] = { "fcfs", "easy", "conservative",
+                                           "hybrid" };
+/* hybrid:N: reservations for the first N blocked jobs, 1..this. */
+#define DEPTH_MAX 1000000
+
+/* "fcfs", "easy", "conservative" or "hybrid:N" into *kind and *depth;
+ * -1 when it is none of them. */
+static int parse_queue (const char *name, int *kind, size_t *depth)
+{
+    char *end;
+    unsigned long n;
+
+    for (int q = 0; q < HYBRID; q++)
+        if (!strcmp (name, queue_names[q])) {
+            *kind = q;
+            *depth = q == CONSERVATIVE ? SIZE_MAX : 1;
+            return 0;
+        }
+    if (strncmp (name, "hybrid:", 7) != 0 || name[7] < '1' || name[7] > '9')
+        return -1;
+    errno = 0;
+    n = strtoul (name + 7, &end, 10);
+    if (errno || *end || n > DEPTH_MAX)
+        return -1;
+    *kind = HYBRID;
+    *depth = n;
+    return 0;
+}
+
+struct options {
+    const char *config, *policy, *jobs_path;
+    char *compare; /* --compare's list, or NULL */
+    const char *plot_path;
+    int queue; /* enum queue_policy */
+    size_t depth; /* of its reservations */
+    bool node_unit, json;
+    struct cmd_resources res;
+};
+
+enum job_state { QUEUED, RUNNING, DONE, REJECTED };
+
+struct job {
+    uint64_t id, size, units;
+    uint64_t span;     /* its planner span: running or reserved */
+    bool has_span;
+    int64_t reserved;  /* its last reservation's start; -1: none */
+    int64_t submit, run, duration, start, end;
+    size_t line;
+    json_t *jobspec; /* JSON lines: the trace's; SWF: NULL */
+    char *where;
+    enum job_state state;
+};
+
+
+struct sim {
+    const struct options *o;
+    int queue;                  /* enum queue_policy of this run */
+    size_t depth;               /* how many queued jobs it reserves */
+    bool quiet;                 /* a rerun (--compare): rejections said */
+    struct rp_planner *planner; /* the units over time: running jobs and
+                                   reservations, as the scheduler knows
+                                   them (durations, not run times) */
+    const char *trace;
+    struct job *jobs;
+    size_t njobs, skipped, rejected;
+    size_t arrived, head; /* jobs[head..arrived) hold the queue */
+    size_t *running;      /* a heap of indexes, by (end, index) */
+    size_t nrunning;
+    size_t backfilled;    /* jobs started before an earlier one */
+    size_t passer, passed; /* the last such job, the one it passed */
+    uint64_t total, in_use;
+    struct rp_matcher *m;
+    double pass_us_sum, pass_us_max;
+    size_t passes;
+};
+
+static void usage (FILE *f)
+{
+    fprintf (f,
+             "Usage: respol simulate [OPTIONS] RESOURCE-OPTION TRACE\n\n"
+             "Replay TRACE (Standard Workload Format or respol JSON lines, "
+             "gzip or not;\n'-' is stdin) in virtual time, print a "
+             "summary.\n\n"
+             "Options:\n"
+             "      --queue=NAME    the queue policy: fcfs (the default), "
+             "easy,\n"
+             "                      conservative or hybrid:N (reservations "
+             "for N jobs)\n"
+             "      --policy=NAME   the match policy (default: the first of "
+             "the match\n"
+             "                      stack, else first fit)\n"
+             "      --config=FILE   the plugin configuration (default "
+             "$RESPOL_CONFIG,\n"
+             "                      else the installed one)\n"
+             "      --unit=UNIT     core (default: a job of size N asks N "
+             "cores) or node\n"
+             "                      (N whole nodes)\n"
+             "      --jobs=FILE     write every job that ran as CSV\n"
+             "      --format=FMT    the summary as text (default) or json\n"
+             "      --compare=P,... run under each queue or match policy P, "
+             "print the\n"
+             "                      summaries side by side\n"
+             "      --plot=FILE     draw utilization over time and the waits "
+             "as SVG\n"
+             "  -v, --verbose       print plugin messages up to info "
+             "(-vv: debug)\n"
+             "  -h, --help          print this message\n\n%s",
+             cmd_resources_help);
+}
+
+/* --- the jobs ------------------------------------------------------------ */
+
+static int job_cmp (const void *a, const void *b)
+{
+    const struct job *x = a, *y = b;
+
+    if (x->submit != y->submit)
+        return x->submit < y->submit ? -1 : 1;
+    if (x->id != y->id)
+        return x->id < y->id ? -1 : 1;
+    return x->line < y->line ? -1 : x->line > y->line;
+}
+
+static void add_job (struct sim *s, const struct rp_trace_job *tj,
+                     size_t *cap)
+{
+    struct job *j;
+
+    if (s->njobs == *cap) {
+        *cap = *cap ? *cap * 2 : 1024;
+        if (!(s->jobs = realloc (s->jobs, *cap * sizeof (*s->jobs))))
+            cmd_die (SUB, "out of memory");
+    }
+    j = &s->jobs[s->njobs++];
+    memset (j, 0, sizeof (*j));
+    j->id = tj->id;
+    j->size = tj->size;
+    j->submit = tj->submit;
+    j->run = tj->run;
+    j->duration = tj->duration;
+    j->line = tj->line;
+    j->start = j->end = j->reserved = -1;
+    if (tj->jobspec && !(j->jobspec = json_deep_copy (tj->jobspec)))
+        cmd_die (SUB, "out of memory");
+}
+
+static void read_trace (struct sim *s, const char *path)
+{
+    rp_error_t error;
+    struct rp_trace *t = rp_trace_open (path, &error);
+    const struct rp_trace_job *tj;
+    size_t cap = 0;
+
+    if (!t)
+        cmd_die (SUB, "%s", error.text);
+    while ((tj = rp_trace_next (t, &error))) {
+        if (tj->skip)
+            s->skipped++;
+        else
+            add_job (s, tj, &cap);
+    }
+    if (errno != 0)
+        cmd_die (SUB, "%s", error.text);
+    rp_trace_close (t);
+    qsort (s->jobs, s->njobs, sizeof (*s->jobs), job_cmp);
+}
+
+/* The jobspec of job j: the trace's, or size slots of one core or node. */
+static struct rp_jobspec *job_jobspec (const struct sim *s,
+                                       const struct job *j)
+{
+    struct rp_diags *d = rp_diags_create ();
+    struct rp_jobspec *js;
+    json_t *o = j->jobspec;
+
+    /* RFC 14: a duration of 0 is no limit. */
+    if (!o)
+        o = json_pack ("{s:i, s:[{s:s, s:I, s:s, s:[{s:s, s:i}]}], "
+                       "s:[{s:[s], s:s, s:{s:i}}], s:{s:{s:I}}}",
+                       "version", 1, "resources", "type", "slot", "count",
+                       (json_int_t)j->size, "label", "task", "with", "type",
+                       s->o->node_unit ? "node" : "core", "count", 1, "tasks",
+                       "command", "job", "slot", "task", "count", "per_slot",
+                       1, "attributes", "system", "duration",
+                       (json_int_t)j->duration);
+    if (!o || !d)
+        cmd_die (SUB, "out of memory");
+    js = rp_jobspec_from_json (o, "jobspec", RP_JOBSPEC_CANONICAL, d);
+    if (o != j->jobspec)
+        json_decref (o);
+    if (!js)
+        cmd_die (SUB, "%s:%zu: job %" PRIu64 ": %s", s->trace, j->line, j->id,
+                 rp_diags_count (d) ? rp_diags_text (d, 0)
+                                    : "not a valid jobspec");
+    rp_diags_destroy (d);
+    return js;
+}
+
+/* --- running jobs: a heap by (end, index) --------------------------------- */
+
+static bool ends_before (const struct sim *s, size_t a, size_t b)
+{
+    const struct job *x = &s->jobs[a], *y = &s->jobs[b];
+
+    return x->end < y->end || (x->end == y->end && a < b);
+}
+
+static void heap_swap (size_t *h, size_t a, size_t b)
+{
+    size_t t = h[a];
+
+    h[a] = h[b];
+    h[b] = t;
+}
+
+static void heap_push (struct sim *s, size_t i)
+{
+    size_t k = s->nrunning++;
+
+    s->running[k] = i;
+    while (k > 0 && ends_before (s, s->running[k], s->running[(k - 1) / 2])) {
+        heap_swap (s->running, k, (k - 1) / 2);
+        k = (k - 1) / 2;
+    }
+}
+
+static size_t heap_pop (struct sim *s)
+{
+    size_t top = s->running[0], k = 0;
+
+    s->running[0] = s->running[--s->nrunning];
+    for (;;) {
+        size_t c = 2 * k + 1;
+        if (c >= s->nrunning)
+            break;
+        if (c + 1 < s->nrunning
+            && ends_before (s, s->running[c + 1], s->running[c]))
+            c++;
+        if (!ends_before (s, s->running[c], s->running[k]))
+            break;
+        heap_swap (s->running, k, c);
+        k = c;
+    }
+    return top;
+}
+
+/* --- events ---------------------------------------------------------------- */
+
+/* A job's span in the planner: its duration from start, or no end. */
+static void span_add (struct sim *s, struct job *j, int64_t start)
+{
+    rp_error_t error;
+    int64_t d = j->duration > 0 ? j->duration : RP_PLANNER_FOREVER;
+
+    if (!s->planner)
+        return;
+    if (rp_planner_add (s->planner, start, d, j->size, &j->span, &error) < 0)
+        cmd_die (SUB, "invariant broken at %" PRId64 ": job %" PRIu64 ": %s",
+                 start, j->id, error.text);
+    j->has_span = true;
+}
+
+static void span_remove (struct sim *s, struct job *j)
+{
+    if (s->planner && j->has_span && rp_planner_remove (s->planner, j->span, NULL) < 0)
+        cmd_die (SUB, "job %" PRIu64 ": planner span lost", j->id);
+    j->has_span = false;
+}
+
+static void release (struct sim *s, int64_t t)
+{
+    rp_error_t error;
+
+    while (s->nrunning > 0 && s->jobs[s->running[0]].end <= t) {
+        size_t i = heap_pop (s);
+        if (rp_matcher_free (s->m, i + 1, &error) < 0)
+            cmd_die (SUB, "job %" PRIu64 ": %s", s->jobs[i].id, error.text);
+        s->in_use -= s->jobs[i].units;
+        s->jobs[i].state = DONE;
+        span_remove (s, &s->jobs[i]);
+    }
+}
+
+static void reject (struct sim *s, struct job *j, const rp_error_t *error,
+                    int errnum)
+{
+    char buf[sizeof (error->text) + 32];
+
+    if (errnum != ENODEV) {
+        cmd_warn (SUB, "%s:%zu: job %" PRIu64 ": %s", s->trace, j->line, j->id,
+                  cmd_match_error (error, errnum, buf, sizeof (buf)));
+        exit (cmd_match_status (errnum));
+    }
+    if (!s->quiet)
+        cmd_warn (SUB, "%s:%zu: job %" PRIu64 ": rejected: %s", s->trace,
+                  j->line, j->id,
+                  cmd_match_error (error, errnum, buf, sizeof (buf)));
+    j->state = REJECTED;
+    s->rejected++;
+}
+
+static void arrive (struct sim *s, int64_t t)
+{
+    rp_error_t error;
+
+    while (s->arrived < s->njobs && s->jobs[s->arrived].submit <= t) {
+        struct job *j = &s->jobs[s->arrived++];
+        struct rp_jobspec *js;
+        /* A size the units hold is satisfiable (unless a policy prunes:
+         * then the job is rejected when it is first tried). */
+        if (s->planner && j->size <= s->total)
+            continue;
+        js = job_jobspec (s, j);
+        if (rp_matcher_satisfiability (s->m, js, &error) < 0)
+            reject (s, j, &error, errno);
+        rp_jobspec_destroy (js);
+    }
+}
+
+/* The units R holds: cores, or execution targets with --unit=node. */
+static uint64_t units_of (const struct sim *s, const struct rp_rset *R)
+{
+    ssize_t n = s->o->node_unit ? (ssize_t)rp_rset_ntargets (R)
+                                : rp_rset_count (R, "core");
+
+    return n > 0 ? (uint64_t)n : 0;
+}
+
+static char *where_of (const struct rp_rset *R)
+{
+    struct rp_hostlist *hl = rp_rset_nodelist (R);
+    char *s = hl ? rp_hostlist_encode (hl) : NULL;
+
+    rp_hostlist_destroy (hl);
+    if (!s)
+        cmd_die (SUB, "out of memory");
+    return s;
+}
+
+/* Try to start job i at t: 1 started, 0 no room now. */
+static int try_start (struct sim *s, size_t i, int64_t t)
+{
+    struct job *j = &s->jobs[i];
+    struct rp_jobspec *js = job_jobspec (s, j);
+    rp_error_t error;
+    struct rp_rset *R = rp_matcher_allocate (s->m, i + 1, js, (double)t, &error);
+    int errnum = errno;
+
+    rp_jobspec_destroy (js);
+    if (!R) {
+        if (errnum == EBUSY)
+            return 0;
+        reject (s, j, &error, errnum);
+        return 0;
+    }
+    j->units = units_of (s, R);
+    j->where = where_of (R);
+    rp_rset_destroy (R);
+    j->state = RUNNING;
+    j->start = t;
+    j->end = t + j->run;
+    s->in_use += j->units;
+    span_remove (s, j); /* its reservation */
+    span_add (s, j, t);
+    for (size_t k = s->head; k < i; k++)
+        if (s->jobs[k].state == QUEUED) {
+            s->backfilled++;
+            s->passed = k;
+            s->passer = i;
+            break;
+        }
+    heap_push (s, i);
+    return 1;
+}
+
+/* CPU time: a pass's cost, whatever else the machine runs. */
+static double now_us (void)
+{
+    struct timespec ts;
+
+    clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+/* Start jobs from the head while they fit; stop at the first that does
+ * not (the head, then). */
+static void start_in_order (struct sim *s, int64_t t)
+{
+    for (; s->head < s->arrived; s->head++) {
+        struct job *j = &s->jobs[s->head];
+        if (j->state != QUEUED)
+            continue;
+        /* Fewer units free than it asks: no need to ask the matcher. */
+        if (s->planner && rp_planner_free_at (s->planner, t) < j->size)
+            break;
+        if (!try_start (s, s->head, t) && j->state == QUEUED)
+            break;
+    }
+}
+
+/* Job j's earliest start from t, as the planner sees it. */
+static int64_t earliest (struct sim *s, struct job *j, int64_t t)
+{
+    rp_error_t error;
+    int64_t at, d = j->duration > 0 ? j->duration : RP_PLANNER_FOREVER;
+
+    if (rp_planner_earliest (s->planner, t, d, j->size, &at, &error) < 0)
+        return RP_PLANNER_FOREVER;
+    return at;
+}
+
+/* A reservation at `at` for queued job j: never later than its last
+ * (easy: the head's; conservative: every job's). */
+static void reserve (struct sim *s, struct job *j, int64_t at, int64_t t)
+{
+    if (j->reserved >= 0 && at > j->reserved)
+        cmd_die (SUB, "invariant broken at %" PRId64 ": job %" PRIu64
+                      "'s reservation delayed from %" PRId64 " to %" PRId64,
+                 t, j->id, j->reserved, at);
+    j->reserved = at;
+    if (at != RP_PLANNER_FOREVER)
+        span_add (s, j, at);
+}
+
+/* Start job i now, where the planner says it fits: the matcher must
+ * agree, the units being interchangeable. */
+static void start_planned (struct sim *s, size_t i, int64_t t)
+{
+    struct job *j = &s->jobs[i];
+
+    if (!try_start (s, i, t) && j->state == QUEUED)
+        cmd_die (SUB, "invariant broken at %" PRId64 ": job %" PRIu64
+                      " fits the planner but not the graph (units that "
+                      "are not alike?)", t, j->id);
+}
+
+/* easy: in order while jobs fit; then one reservation, for the head, and
+ * every later job that fits now without delaying it starts. */
+static void pass_easy (struct sim *s, int64_t t)
+{
+    struct job *head;
+
+    start_in_order (s, t);
+    if (s->head == s->arrived)
+        return;
+    head = &s->jobs[s->head];
+    reserve (s, head, earliest (s, head, t), t);
+    for (size_t k = s->head + 1; k < s->arrived; k++) {
+        struct job *j = &s->jobs[k];
+        int64_t d = j->duration > 0 ? j->duration : RP_PLANNER_FOREVER;
+        if (j->state == QUEUED
+            && rp_planner_is_free (s->planner, t, d, j->size))
+            start_planned (s, k, t);
+    }
+    span_remove (s, head);
+}
+
+/* conservative (and hybrid:N, for the first N jobs that do not start):
+ * every queued job, in order, is taken out and put back at its earliest
+ * time (never later than its last reservation: the one it had is still
+ * free); a job whose earliest time is now starts.  Past the depth, a job
+ * starts when it fits now without delaying any reservation. */
+static void pass_conservative (struct sim *s, int64_t t)
+{
+    size_t reserved = 0;
+
+    for (size_t k = s->head; k < s->arrived; k++) {
+        struct job *j = &s->jobs[k];
+        int64_t at;
+        if (j->state != QUEUED)
+            continue;
+        if (reserved == s->depth) {
+            int64_t d = j->duration > 0 ? j->duration : RP_PLANNER_FOREVER;
+            if (rp_planner_is_free (s->planner, t, d, j->size))
+                start_planned (s, k, t);
+            continue;
+        }
+        span_remove (s, j);
+        at = earliest (s, j, t);
+        if (at == t)
+            start_planned (s, k, t);
+        else {
+            reserve (s, j, at, t);
+            reserved++;
+        }
+    }
+    while (s->head < s->arrived && s->jobs[s->head].state != QUEUED)
+        s->head++;
+}
+
+static void pass (struct sim *s, int64_t t)
+{
+    double t0 = now_us (), us;
+
+    if (s->queue == EASY)
+        pass_easy (s, t);
+    else if (s->queue == CONSERVATIVE || s->queue == HYBRID)
+        pass_conservative (s, t);
+    else
+        start_in_order (s, t);
+    us = now_us () - t0;
+    s->pass_us_sum += us;
+    if (us > s->pass_us_max)
+        s->pass_us_max = us;
+    s->passes++;
+}
+
+/* The matcher's own check walks the whole graph: every MATCHER_CHECK
+ * event times and at the end; the others are O(running jobs). */
+#define MATCHER_CHECK 1000
+
+static void check_matcher (struct sim *s, int64_t t)
+{
+    rp_error_t error;
+
+    if (rp_matcher_check (s->m, &error) < 0)
+        cmd_die (SUB, "invariant broken at %" PRId64 ": %s", t, error.text);
+}
+
+static void check (struct sim *s, int64_t t, size_t events)
+{
+    uint64_t used = 0;
+
+    if (events % MATCHER_CHECK == 0)
+        check_matcher (s, t);
+    if (rp_matcher_njobs (s->m) != s->nrunning)
+        cmd_die (SUB, "invariant broken at %" PRId64 ": %zu jobs hold "
+                      "resources, %zu run", t, rp_matcher_njobs (s->m),
+                 s->nrunning);
+    for (size_t k = 0; k < s->nrunning; k++) {
+        const struct job *j = &s->jobs[s->running[k]];
+        if (j->units != j->size && !j->jobspec)
+            cmd_die (SUB, "invariant broken at %" PRId64 ": job %" PRIu64
+                          " holds %" PRIu64 " units, its size is %" PRIu64,
+                     t, j->id, j->units, j->size);
+        if (j->start < j->submit)
+            cmd_die (SUB, "invariant broken at %" PRId64 ": job %" PRIu64
+                          " started before it was submitted", t, j->id);
+        used += j->units;
+    }
+    if (used != s->in_use || used > s->total)
+        cmd_die (SUB, "invariant broken at %" PRId64 ": %" PRIu64
+                      " units in use of %" PRIu64, t, used, s->total);
+    if (s->planner
+        && rp_planner_free_at (s->planner, t) != s->total - s->in_use)
+        cmd_die (SUB, "invariant broken at %" PRId64 ": the planner has %"
+                      PRIu64 " units free, the matcher %" PRIu64, t,
+                 rp_planner_free_at (s->planner, t), s->total - s->in_use);
+    if (s->queue == FCFS && s->backfilled > 0)
+        cmd_die (SUB, "invariant broken at %" PRId64 ": job %" PRIu64
+                      " started before job %" PRIu64 " (fcfs)", t,
+                 s->jobs[s->passer].id, s->jobs[s->passed].id);
+}
+
+static void progress (const struct sim *s, size_t events, bool tty)
+{
+    if (tty && events % 4096 == 0)
+        fprintf (stderr, "\rrespol: %s: %zu of %zu jobs arrived, %zu running",
+                 SUB, s->arrived, s->njobs, s->nrunning);
+}
+
+static void replay (struct sim *s)
+{
+    bool tty = isatty (STDERR_FILENO);
+    size_t events = 0;
+
+    while (s->arrived < s->njobs || s->nrunning > 0) {
+        int64_t t = s->arrived < s->njobs ? s->jobs[s->arrived].submit
+                                          : INT64_MAX;
+        if (s->nrunning > 0 && s->jobs[s->running[0]].end < t)
+            t = s->jobs[s->running[0]].end;
+        do {
+            release (s, t);
+            arrive (s, t);
+            pass (s, t);
+        } while (s->nrunning > 0 && s->jobs[s->running[0]].end <= t);
+        check (s, t, ++events);
+        progress (s, events, tty);
+        if (s->nrunning == 0 && s->arrived == s->njobs && s->head < s->njobs)
+            cmd_die (SUB, "job %" PRIu64 " can never start: nothing runs",
+                     s->jobs[s->head].id);
+    }
+    check_matcher (s, INT64_MAX);
+    if (tty && events >= 4096)
+        fprintf (stderr, "\r\033[K");
+}
+
+/* --- output -------------------------------------------------------------- */
+
+static int cmp_i64 (const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/* Bounded slowdown: (wait + run) / max(run, tau), at least 1. */
+static double bsld (double wait, double run)
+{
+    double x = (wait + run) / (run > BSLD_TAU ? run : BSLD_TAU);
+
+    return x > 1.0 ? x : 1.0;
+}
+
+#define PLOT_BINS 200
+
+struct summary {
+    char queue[32];
+    char *policy;
+    size_t jobs, rejected, skipped, backfilled;
+    double utilization, mean_wait, mean_bsld, pass_us_mean, pass_us_max;
+    int64_t p95_wait, makespan;
+    /* For --plot: utilization in PLOT_BINS equal slices of [first, last],
+     * and the waits at every percentile. */
+    int64_t first, last;
+    double util[PLOT_BINS];
+    int64_t wait_pct[101];
+};
+
+/* Job j's unit-seconds into the slices of [u->first, u->last] it spans. */
+static void plot_job (struct summary *u, const struct job *j, double width)
+{
+    size_t b = (size_t)((double)(j->start - u->first) / width);
+
+    for (; b < PLOT_BINS; b++) {
+        double lo = (double)u->first + (double)b * width;
+        double a = (double)j->start > lo ? (double)j->start : lo;
+        double e = (double)j->end < lo + width ? (double)j->end : lo + width;
+        if (e <= a)
+            break;
+        u->util[b] += (e - a) * (double)j->units;
+    }
+}
+
+static void plot_data (const struct sim *s, struct summary *u,
+                       const int64_t *waits)
+{
+    double width = (double)(u->last - u->first) / PLOT_BINS;
+
+    for (size_t k = 0; k <= 100; k++)
+        u->wait_pct[k] = waits[k * (u->jobs - 1) / 100];
+    if (width <= 0)
+        return;
+    for (size_t i = 0; i < s->njobs; i++)
+        if (s->jobs[i].state == DONE)
+            plot_job (u, &s->jobs[i], width);
+    for (size_t b = 0; b < PLOT_BINS; b++)
+        u->util[b] /= width * (double)s->total;
+}
+
+static void summarize (const struct sim *s, struct summary *u)
+{
+    int64_t *waits = malloc ((s->njobs + 1) * sizeof (*waits));
+    int64_t first = INT64_MAX, last = 0;
+    double area = 0, wsum = 0, bsum = 0;
+
+    if (!waits)
+        cmd_die (SUB, "out of memory");
+    memset (u, 0, sizeof (*u));
+    if (s->queue == HYBRID)
+        snprintf (u->queue, sizeof (u->queue), "hybrid:%zu", s->depth);
+    else
+        snprintf (u->queue, sizeof (u->queue), "%s", queue_names[s->queue]);
+    if (!(u->policy = strdup (rp_matcher_policy_name (s->m))))
+        cmd_die (SUB, "out of memory");
+    u->rejected = s->rejected;
+    u->skipped = s->skipped;
+    u->backfilled = s->backfilled;
+    u->pass_us_max = s->pass_us_max;
+    if (s->passes)
+        u->pass_us_mean = s->pass_us_sum / (double)s->passes;
+    for (size_t i = 0; i < s->njobs; i++) {
+        const struct job *j = &s->jobs[i];
+        double w = (double)(j->start - j->submit);
+        if (j->state != DONE)
+            continue;
+        waits[u->jobs++] = j->start - j->submit;
+        wsum += w;
+        bsum += bsld (w, (double)j->run);
+        area += (double)j->units * (double)j->run;
+        first = j->submit < first ? j->submit : first;
+        last = j->end > last ? j->end : last;
+    }
+    if (u->jobs > 0) {
+        qsort (waits, u->jobs, sizeof (*waits), cmp_i64);
+        /* The nearest rank: the ceil(0.95 n)-th smallest. */
+        u->p95_wait = waits[(95 * u->jobs + 99) / 100 - 1];
+        u->mean_wait = wsum / (double)u->jobs;
+        u->mean_bsld = bsum / (double)u->jobs;
+        u->makespan = last - first;
+        if (u->makespan > 0)
+            u->utilization = area / ((double)s->total * (double)u->makespan);
+        u->first = first;
+        u->last = last;
+        plot_data (s, u, waits);
+    }
+    free (waits);
+}
+
+static void print_json (const struct summary *u)
+{
+    printf ("{\"backfilled\":%zu,\"jobs\":%zu,\"makespan\":%" PRId64
+            ",\"mean_bsld\":%.3f,\"mean_wait\":%.1f,\"p95_wait\":%" PRId64
+            ",\"pass_us_max\":%.1f,\"pass_us_mean\":%.1f,\"policy\":\"%s\","
+            "\"queue\":\"%s\",\"rejected\":%zu,\"skipped\":%zu,"
+            "\"utilization\":%.4f}\n",
+            u->backfilled, u->jobs, u->makespan, u->mean_bsld, u->mean_wait,
+            u->p95_wait, u->pass_us_max, u->pass_us_mean, u->policy, u->queue,
+            u->rejected, u->skipped, u->utilization);
+}
+
+/* One line of the text summary: the key, then each run's value. */
+static void print_row (const char *key, const struct summary *u, size_t n,
+                       size_t offset, char type)
+{
+    if (n > 1)
+        printf ("%s:%*s", key, (int)(13 - strlen (key)), "");
+    else
+        printf ("%s:", key);
+    for (size_t i = 0; i < n; i++) {
+        const char *p = (const char *)&u[i] + offset;
+        char buf[64];
+        if (type == 'a')
+            snprintf (buf, sizeof (buf), "%s", p);
+        else if (type == 's')
+            snprintf (buf, sizeof (buf), "%s", *(char *const *)p);
+        else if (type == 'z')
+            snprintf (buf, sizeof (buf), "%zu", *(const size_t *)p);
+        else if (type == 'i')
+            snprintf (buf, sizeof (buf), "%" PRId64, *(const int64_t *)p);
+        else
+            snprintf (buf, sizeof (buf), type == '4' ? "%.4f"
+                                         : type == '3' ? "%.3f"
+                                                       : "%.1f",
+                      *(const double *)p);
+        printf (n > 1 ? " %14s" : " %s", buf);
+    }
+    printf ("\n");
+}
+
+/* The summaries of n runs: text, one column per run, or JSON, one
+ * object a line. */
+static void print_summaries (const struct summary *u, size_t n, bool json)
+{
+    static const struct {
+        const char *key;
+        size_t offset;
+        char type;
+    } rows[] = {
+#define ROW(f, t) { #f, offsetof (struct summary, f), t }
+        ROW (queue, 'a'),       ROW (policy, 's'),      ROW (jobs, 'z'),
+        ROW (rejected, 'z'),    ROW (skipped, 'z'),     ROW (utilization, '4'),
+        ROW (mean_wait, '1'),   ROW (p95_wait, 'i'),    ROW (mean_bsld, '3'),
+        ROW (makespan, 'i'),    ROW (backfilled, 'z'),  ROW (pass_us_mean, '1'),
+        ROW (pass_us_max, '1'),
+#undef ROW
+    };
+
+    for (size_t i = 0; json && i < n; i++)
+        print_json (&u[i]);
+    for (size_t r = 0; !json && r < sizeof (rows) / sizeof (rows[0]); r++)
+        print_row (rows[r].key, u, n, rows[r].offset, rows[r].type);
+}
+
+/* --- --plot: utilization over time and the waits, one colour a run --- */
+
+static const char *const colours[] = { "#1f77b4", "#d62728", "#2ca02c",
+                                       "#9467bd", "#ff7f0e", "#8c564b",
+                                       "#e377c2", "#7f7f7f" };
+#define PW 720.0 /* plot width, from x = 60 */
+#define PH 200.0 /* each panel's height */
+
+static void plot_axes (FILE *f, double top, const char *title,
+                       const char *xlabel, const char *x0, const char *x1)
+{
+    fprintf (f,
+             "<rect x=\"60\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" "
+             "fill=\"none\" stroke=\"#000\"/>\n"
+             "<text x=\"60\" y=\"%.0f\">%s</text>\n"
+             "<text x=\"400\" y=\"%.0f\" text-anchor=\"middle\">%s</text>\n"
+             "<text x=\"60\" y=\"%.0f\" text-anchor=\"middle\">%s</text>\n"
+             "<text x=\"780\" y=\"%.0f\" text-anchor=\"middle\">%s</text>\n"
+             "<text x=\"55\" y=\"%.0f\" text-anchor=\"end\">1</text>\n"
+             "<text x=\"55\" y=\"%.0f\" text-anchor=\"end\">0</text>\n",
+             top, PW, PH, top - 8, title, top + PH + 32, xlabel, top + PH + 16,
+             x0, top + PH + 16, x1, top + 10, top + PH);
+}
+
+/* s as XML character data. */
+static void xml_text (FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '<')
+            fputs ("&lt;", f);
+        else if (*s == '&')
+            fputs ("&amp;", f);
+        else
+            fputc (*s, f);
+    }
+}
+
+static void write_plot (const char *path, const struct summary *u, size_t n)
+{
+    FILE *f = fopen (path, "w");
+    int64_t t0 = INT64_MAX, t1 = 0, wmax = 1;
+    char end[64], wend[64];
+
+    if (!f)
+        cmd_die (SUB, "%s: %s", path, strerror (errno));
+    for (size_t i = 0; i < n; i++) {
+        t0 = u[i].jobs && u[i].first < t0 ? u[i].first : t0;
+        t1 = u[i].last > t1 ? u[i].last : t1;
+        wmax = u[i].wait_pct[100] > wmax ? u[i].wait_pct[100] : wmax;
+    }
+    if (t1 <= t0)
+        t0 = 0, t1 = 1;
+    if (t1 - t0 < 2 * 86400)
+        snprintf (end, sizeof (end), "%" PRId64 " s", t1 - t0);
+    else
+        snprintf (end, sizeof (end), "%.1f days", (double)(t1 - t0) / 86400);
+    snprintf (wend, sizeof (wend), "%" PRId64 " s", wmax);
+    fprintf (f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"800\" "
+                "height=\"600\" font-family=\"sans-serif\" "
+                "font-size=\"12\">\n<rect width=\"800\" height=\"600\" "
+                "fill=\"#fff\"/>\n");
+    plot_axes (f, 40, "utilization", "time", "0", end);
+    plot_axes (f, 340, "fraction of jobs that waited at most", "wait (log scale)",
+               "0 s", wend);
+    for (size_t i = 0; i < n; i++) {
+        const char *c = colours[i % (sizeof (colours) / sizeof (colours[0]))];
+        double width = (double)(u[i].last - u[i].first) / PLOT_BINS;
+        fprintf (f, "<text x=\"%.0f\" y=\"590\" fill=\"%s\">%s ",
+                 60 + (double)i * 120, c, u[i].queue);
+        xml_text (f, u[i].policy);
+        fprintf (f, "</text>\n");
+        if (!u[i].jobs)
+            continue;
+        fprintf (f, "<polyline fill=\"none\" stroke=\"%s\" points=\"", c);
+        for (size_t b = 0; b < PLOT_BINS && width > 0; b++)
+            fprintf (f, "%s%.1f,%.1f", b ? " " : "",
+                     60 + PW * ((double)u[i].first + ((double)b + 0.5) * width
+                                - (double)t0) / (double)(t1 - t0),
+                     40 + PH * (1 - u[i].util[b]));
+        fprintf (f, "\"/>\n<polyline fill=\"none\" stroke=\"%s\" "
+                    "points=\"", c);
+        for (size_t k = 0; k <= 100; k++)
+            fprintf (f, "%s%.1f,%.1f", k ? " " : "",
+                     60 + PW * log10 (1 + (double)u[i].wait_pct[k])
+                              / log10 (1 + (double)wmax),
+                     340 + PH * (1 - (double)k / 100));
+        fprintf (f, "\"/>\n");
+    }
+    fprintf (f, "</svg>\n");
+    if (fclose (f) != 0)
+        cmd_die (SUB, "%s: %s", path, strerror (errno));
+}
+
+static void write_jobs (const struct sim *s, const char *path)
+{
+    FILE *f = fopen (path, "w");
+
+    if (!f)
+        cmd_die (SUB, "%s: %s", path, strerror (errno));
+    fprintf (f, "id,submit,start,end,wait,size,where\n");
+    for (size_t i = 0; i < s->njobs; i++) {
+        const struct job *j = &s->jobs[i];
+        if (j->state == DONE)
+            fprintf (f,
+                     "%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
+                     ",%" PRIu64 ",\"%s\"\n",
+                     j->id, j->submit, j->start, j->end, j->start - j->submit,
+                     j->units, j->where);
+    }
+    if (fclose (f) != 0)
+        cmd_die (SUB, "%s: %s", path, strerror (errno));
+}
+
+/* --- the command ----------------------------------------------------------- */
+
+static uint64_t count_units (const struct rp_graph *g, bool node_unit)
+{
+    const char *type = node_unit ? "node" : "core";
+    uint64_t n = 0;
+
+    for (size_t v = 0; v < rp_graph_nvertices (g); v++)
+        if (!strcmp (rp_graph_vertex_type (g, (rp_vertex_t)v), type))
+            n += node_unit ? 1 : rp_graph_vertex_size (g, (rp_vertex_t)v);
+    return n;
+}
+
+static void set_option (struct options *o, int c)
+{
+    if (c == 'v')
+        cmd_verbose ();
+    else if (c == OPT_CONFIG)
+        o->config = optarg;
+    else if (c == OPT_POLICY)
+        o->policy = optarg;
+    else if (c == OPT_JOBS)
+        o->jobs_path = optarg;
+    else if (c == OPT_COMPARE)
+        o->compare = optarg;
+    else if (c == OPT_PLOT)
+        o->plot_path = optarg;
+    else if (c == OPT_QUEUE) {
+        if (parse_queue (optarg, &o->queue, &o->depth) < 0)
+            cmd_usage_error (SUB, "--queue: unknown queue policy '%s' "
+                                  "(there are: fcfs, easy, conservative, "
+                                  "hybrid:N)",
+                             optarg);
+    } else if (c == OPT_UNIT) {
+        if (strcmp (optarg, "core") && strcmp (optarg, "node"))
+            cmd_usage_error (SUB, "--unit: '%s' is not core or node", optarg);
+        o->node_unit = !strcmp (optarg, "node");
+    } else if (strcmp (optarg, "text") && strcmp (optarg, "json"))
+        cmd_usage_error (SUB, "--format: '%s' is not text or json", optarg);
+    else
+        o->json = !strcmp (optarg, "json");
+}
+
+/* easy and conservative count units: each job asks for a size of
+ * interchangeable ones (SWF), not for a jobspec of its own.  fcfs counts
+ * them too when it can, to skip asking the matcher for a head that
+ * cannot fit. */
+static void plan (struct sim *s)
+{
+    rp_error_t error;
+
+    for (size_t i = 0; i < s->njobs; i++) {
+        if (!s->jobs[i].jobspec)
+            continue;
+        if (s->queue == FCFS)
+            return;
+        cmd_die (SUB, "%s:%zu: job %" PRIu64 ": --queue=%s needs jobs "
+                      "of a size (SWF), not a jobspec",
+                 s->trace, s->jobs[i].line, s->jobs[i].id,
+                 queue_names[s->queue]);
+    }
+    if (!(s->planner = rp_planner_create (s->total, &error)))
+        cmd_die (SUB, "%s", error.text);
+}
+
+static void sim_destroy (struct sim *s)
+{
+    for (size_t i = 0; i < s->njobs; i++) {
+        json_decref (s->jobs[i].jobspec);
+        free (s->jobs[i].where);
+    }
+    free (s->jobs);
+    free (s->running);
+    rp_planner_destroy (s->planner);
+    rp_matcher_destroy (s->m);
+}
+
+/* The jobs as read, before a replay. */
+static void reset (struct sim *s)
+{
+    for (size_t i = 0; i < s->njobs; i++) {
+        struct job *j = &s->jobs[i];
+        free (j->where);
+        j->where = NULL;
+        j->state = QUEUED;
+        j->start = j->end = j->reserved = -1;
+        j->units = 0;
+        j->has_span = false;
+    }
+    s->arrived = s->head = s->nrunning = 0;
+    s->rejected = s->backfilled = s->passes = 0;
+    s->in_use = 0;
+    s->pass_us_sum = s->pass_us_max = 0;
+}
+
+/* One replay under queue policy queue and match policy policy (NULL:
+ * the configuration's first, else first fit); its summary in u. */
+static void run (struct sim *s, int queue, size_t depth, const char *policy,
+                 struct rp_config *cfg, struct summary *u)
+{
+    struct rp_graph *g = cmd_resources_load (SUB, &s->o->res);
+
+    s->total = count_units (g, s->o->node_unit);
+    if (s->total == 0) {
+        rp_graph_destroy (g);
+        cmd_die (SUB, "the resources have no %s",
+                 s->o->node_unit ? "node" : "core");
+    }
+    s->m = cmd_matcher_create (SUB, g, cfg, policy);
+    s->queue = queue;
+    s->depth = depth;
+    plan (s);
+    reset (s);
+    replay (s);
+    summarize (s, u);
+}
+
+static void end_run (struct sim *s)
+{
+    rp_planner_destroy (s->planner);
+    s->planner = NULL;
+    rp_matcher_destroy (s->m);
+    s->m = NULL;
+    s->quiet = true;
+}
+
+/* --compare=P,...: each P a queue policy (with --policy's match policy)
+ * or else a match policy (with --queue's queue policy). */
+#define COMPARE_MAX 16
+static size_t compare_list (const struct options *o, int *queues,
+                            size_t *depths, const char **policies)
+{
+    size_t n = 0;
+    char *save = NULL;
+
+    if (o->jobs_path)
+        cmd_usage_error (SUB, "--jobs writes one run's jobs: not with "
+                              "--compare");
+    if (cmd_resources_stdin (&o->res))
+        cmd_usage_error (SUB, "--compare reads the resources once a run: "
+                              "not from stdin");
+    if (!*o->compare || o->compare[strlen (o->compare) - 1] == ','
+        || strstr (o->compare, ",,") || *o->compare == ',')
+        cmd_usage_error (SUB, "--compare: an empty name in '%s'",
+                         o->compare);
+    for (char *p = strtok_r (o->compare, ",", &save); p;
+         p = strtok_r (NULL, ",", &save)) {
+        if (n == COMPARE_MAX)
+            cmd_usage_error (SUB, "--compare: at most %d policies",
+                             COMPARE_MAX);
+        policies[n] = o->policy;
+        if (parse_queue (p, &queues[n], &depths[n]) < 0) {
+            queues[n] = o->queue;
+            depths[n] = o->depth;
+            policies[n] = p;
+        }
+        n++;
+    }
+    return n;
+}
+
+int cmd_simulate (int argc, char **argv)
+{
+    static const struct cmd_getopt getopts = { SUB, SHORTOPTS, opts, OPT_HELP,
+                                               usage };
+    struct options o = { 0 };
+    struct sim s = { .o = &o };
+    struct rp_config *cfg;
+    struct summary u[COMPARE_MAX];
+    int queues[COMPARE_MAX];
+    size_t depths[COMPARE_MAX];
+    const char *policies[COMPARE_MAX];
+    size_t n = 1;
+    int c;
+
+    optind = 0;
+    while ((c = cmd_resources_getopt (&getopts, &o.res, argc, argv)) != -1)
+        set_option (&o, c);
+    if (optind == argc)
+        cmd_usage_error (SUB, "missing TRACE argument");
+    if (optind + 1 < argc)
+        cmd_usage_error (SUB, "unexpected argument '%s'", argv[optind + 1]);
+    if (!strcmp (argv[optind], "-") && cmd_resources_stdin (&o.res))
+        cmd_usage_error (SUB, "the trace and the resources cannot both be "
+                              "stdin");
+    s.trace = argv[optind];
+    if (o.compare)
+        n = compare_list (&o, queues, depths, policies);
+    else {
+        queues[0] = o.queue;
+        depths[0] = o.depth;
+        policies[0] = o.policy;
+    }
+    cfg = cmd_match_config (SUB, o.config);
+    read_trace (&s, s.trace);
+    if (!(s.running = malloc ((s.njobs + 1) * sizeof (*s.running))))
+        cmd_die (SUB, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        run (&s, queues[i], depths[i], policies[i], cfg, &u[i]);
+        if (o.jobs_path)
+            write_jobs (&s, o.jobs_path);
+        end_run (&s);
+    }
+    print_summaries (u, n, o.json);
+    if (o.plot_path)
+        write_plot (o.plot_path, u, n);
+    for (size_t i = 0; i < n; i++)
+        free (u[i].policy);
+    sim_destroy (&s);
+    rp_config_destroy (cfg);
+    if (fflush (stdout) != 0 || ferror (stdout))
+        cmd_die (SUB, "write error: %s", strerror (errno));
+    return 0;
+}
