@@ -1,0 +1,153 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-3.0-or-later
+
+test_description='the respol shell plugin inside Flux (shell/flux/respol-shell.c)
+
+Jobs run by flux run in an instance of two brokers on this machine, with
+the plugin enabled by one line of an initrc (-o userrc) and a respol
+configuration whose shell stack is the shell-fixture plugin, which does
+what its options say (-o respol.fixture-cpus=... and so on).  Skipped when
+respol was configured without --with-flux.'
+
+. "${SHARNESS_TEST_SRCDIR:-$(dirname "$0")}/lib-flux.sh"
+. "${SHARNESS_TEST_SRCDIR:-$(dirname "$0")}/lib-respol.sh"
+test_under_flux 2
+
+# The PUs (OS indices) of cores 0 and 1, as Flux numbers cores: the
+# first job of this idle instance gets cores 0 and 1 of rank 0.
+pu0=$(hwloc-calc --physical-output --intersect PU core:0)
+pu1=$(hwloc-calc --physical-output --intersect PU core:1)
+both=$(respol idset encode "$pu0,$pu1")
+run() {
+	timeout 60 flux run --label-io "$@"
+}
+allowed='grep Cpus_allowed_list /proc/self/status'
+
+# The shipped cpu-affinity plugin, when the tree has it.
+cpu_affinity=$RESPOL_BUILDDIR/plugins/built/cpu-affinity.so
+test -f "$cpu_affinity" && test_set_prereq CPU_AFFINITY
+
+test_expect_success 'setup: a configuration with the fixture, an initrc' '
+	cat >respol.yaml <<-EOF &&
+	shell:
+	  - plugin: $RESPOL_FIXTURE_PLUGINDIR/shell-fixture.so
+	EOF
+	flux_rc rc.lua "config = \"$PWD/respol.yaml\"" &&
+	cat >bad.yaml <<-EOF &&
+	shell:
+	  - plugin: no-such-plugin
+	EOF
+	flux_rc bad.lua "config = \"$PWD/bad.yaml\"" &&
+	cat >cpu.yaml <<-EOF &&
+	shell:
+	  - plugin: $cpu_affinity
+	EOF
+	flux_rc cpu.lua "config = \"$PWD/cpu.yaml\""
+'
+test_expect_success 'without respol, Flux binds each task to all the job CPUs' '
+	run -N1 -n2 -o cpu-affinity=on sh -c "$allowed" >out &&
+	printf "0: Cpus_allowed_list:\t%s\n1: Cpus_allowed_list:\t%s\n" \
+		"$both" "$both" >expected &&
+	sort out >got &&
+	test_cmp expected got
+'
+test_expect_success 'respol decides: its binding replaces Flux, its variable reaches the task' '
+	run -N1 -n2 -o userrc=rc.lua -o respol.fixture-cpus=$pu1 \
+		-o respol.fixture-env=FIXTURE=set \
+		sh -c "$allowed; echo FIXTURE=\$FIXTURE" >out &&
+	printf "0: Cpus_allowed_list:\t%s\n0: FIXTURE=set\n1: Cpus_allowed_list:\t%s\n1: FIXTURE=set\n" \
+		"$pu1" "$pu1" >expected &&
+	sort out >got &&
+	test_cmp expected got
+'
+test_expect_success CPU_AFFINITY 'respol cpu-affinity per-task: each task its own core' '
+	run -N1 -n2 -o userrc=cpu.lua sh -c "$allowed" >out &&
+	printf "0: Cpus_allowed_list:\t%s\n1: Cpus_allowed_list:\t%s\n" \
+		"$pu0" "$pu1" >expected &&
+	sort out >got &&
+	test_cmp expected got
+'
+test_expect_success CPU_AFFINITY '-o respol.cpu-affinity=off: Flux binding stays' '
+	run -N1 -n2 -o userrc=cpu.lua -o respol.cpu-affinity=off \
+		-o cpu-affinity=on sh -c "$allowed" >out &&
+	printf "0: Cpus_allowed_list:\t%s\n1: Cpus_allowed_list:\t%s\n" \
+		"$both" "$both" >expected &&
+	sort out >got &&
+	test_cmp expected got
+'
+test_expect_success CPU_AFFINITY '-o cpu-affinity=off is Flux option, not respol' '
+	run -N1 -n2 -o userrc=cpu.lua -o cpu-affinity=off \
+		sh -c "$allowed" >out &&
+	printf "0: Cpus_allowed_list:\t%s\n1: Cpus_allowed_list:\t%s\n" \
+		"$pu0" "$pu1" >expected &&
+	sort out >got &&
+	test_cmp expected got
+'
+test_expect_success '-o respol=off: Flux binding stays, no variable' '
+	run -N1 -n2 -o userrc=rc.lua -o respol=off -o cpu-affinity=on \
+		sh -c "$allowed; echo FIXTURE=\$FIXTURE" >out &&
+	printf "0: Cpus_allowed_list:\t%s\n0: FIXTURE=\n1: Cpus_allowed_list:\t%s\n1: FIXTURE=\n" \
+		"$both" "$both" >expected &&
+	sort out >got &&
+	test_cmp expected got
+'
+test_expect_success 'a bad -o respol value stops the job with its message' '
+	test_must_fail run -N1 -n1 -o userrc=rc.lua -o respol=maybe \
+		touch ran 2>err &&
+	grep "FATAL: respol: option respol: must be on, off, or respol.KEY=VALUE options for respol.s shell plugins" err &&
+	test ! -e ran
+'
+test_expect_success 'a decision outside the job is refused before any task starts' '
+	test_must_fail run -N1 -n1 -c1 -o userrc=rc.lua \
+		-o respol.fixture-cpus=$pu1 touch ran 2>err &&
+	grep "FATAL: respol: shell plugin .shell-fixture.: task 0: CPUs $pu1 are not all the job.s on this target ($pu0)" err &&
+	test ! -e ran
+'
+test_expect_success 'a plugin that fails in task_init stops the job' '
+	test_must_fail run -N1 -n1 -o userrc=rc.lua \
+		-o respol.fixture-fail=task_init touch ran 2>err &&
+	grep "FATAL: respol: shell plugin .shell-fixture.: task_init: asked to fail in task_init" err &&
+	test ! -e ran
+'
+test_expect_success 'a plugin that fails in task_exec: the task exits 1, its command not run' '
+	test_expect_code 1 run -N1 -n1 -o userrc=rc.lua \
+		-o respol.fixture-fail=task_exec touch ran 2>err &&
+	grep "respol: task 0: shell plugin .shell-fixture.: task_exec: asked to fail in task_exec" err &&
+	test ! -e ran
+'
+test_expect_success 'a configuration that does not load stops the job with its error' '
+	test_must_fail run -N1 -n1 -o userrc=bad.lua touch ran 2>err &&
+	grep "FATAL: respol: $PWD/bad.yaml:2:13: shell\[0\]: plugin .no-such-plugin. not found" err &&
+	test ! -e ran
+'
+test_expect_success 'plugin logs reach the shell log (task_exit, at -o verbose=2)' '
+	run -N1 -n2 -o userrc=rc.lua -o verbose=2 true 2>err &&
+	grep "respol: shell-fixture: task_exit 0 0" err &&
+	grep "respol: shell-fixture: task_exit 1 0" err
+'
+test_expect_success 'task ids are Flux task map: --taskmap=cyclic over two nodes' '
+	run -N2 -n4 -o userrc=rc.lua -o verbose=2 --taskmap=cyclic \
+		true 2>err &&
+	grep "flux-shell\[0\]: TRACE: respol: shell-fixture: task_exit" err |
+		sed "s/.*task_exit //" | sort >got0 &&
+	grep "flux-shell\[1\]: TRACE: respol: shell-fixture: task_exit" err |
+		sed "s/.*task_exit //" | sort >got1 &&
+	printf "0 0\n2 0\n" >expected0 &&
+	printf "1 0\n3 0\n" >expected1 &&
+	test_cmp expected0 got0 &&
+	test_cmp expected1 got1
+'
+test_expect_success 'a task map respol does not lay out: Flux tasks, 3 and 1' '
+	run -N2 -n4 -o userrc=rc.lua -o verbose=2 \
+		--taskmap="manual:[[0,1,3,1],[1,1,1,1]]" true 2>err &&
+	grep "flux-shell\[0\]: TRACE: respol: shell-fixture: task_exit" err |
+		sed "s/.*task_exit //" | sort >got0 &&
+	grep "flux-shell\[1\]: TRACE: respol: shell-fixture: task_exit" err |
+		sed "s/.*task_exit //" | sort >got1 &&
+	printf "0 0\n1 0\n2 0\n" >expected0 &&
+	printf "3 0\n" >expected1 &&
+	test_cmp expected0 got0 &&
+	test_cmp expected1 got1 &&
+	grep "flux-shell\[0\]: DEBUG: respol: tasks 0-2: Flux.s task map, not respol.s layout (other ids)" err
+'
+test_done
