@@ -62,6 +62,8 @@
 #include <respol/diag.h>
 #include <respol/jobspec.h>
 
+#include "jobcontext.h"
+
 #define AUX_EVENTS "respol::events"
 
 /* A path in a jobspec, for messages and update keys. */
@@ -144,31 +146,6 @@ static int diff (json_t *a, json_t *b, const char *path, int depth,
 
 /* --- job.validate ------------------------------------------------------------
  */
-
-/* The submission context of a Flux job. */
-static struct rp_context *context_of (const struct rp_jobspec *js, int userid,
-                                      flux_jobid_t id, double t_submit)
-{
-    json_t *sys = rp_jobspec_system (js);
-    const char *bank = json_string_value (json_object_get (sys, "bank"));
-    const char *queue = json_string_value (json_object_get (sys, "queue"));
-    struct rp_context *ctx = rp_context_create (RP_ORIGIN_FLUX);
-    char uid[32];
-    rp_error_t error;
-
-    if (!ctx)
-        return NULL;
-    snprintf (uid, sizeof (uid), "%d", userid);
-    rp_context_set_jobid (ctx, (uint64_t)id);
-    if ((userid >= 0 && rp_context_set_user (ctx, uid, &error) < 0)
-        || (bank && *bank && rp_context_set_account (ctx, bank) < 0)
-        || (queue && *queue && rp_context_set_queue (ctx, queue) < 0)
-        || (t_submit >= 0 && rp_context_set_submit_time (ctx, t_submit) < 0)) {
-        rp_context_destroy (ctx);
-        return NULL;
-    }
-    return ctx;
-}
 
 /* The first error of d, or what. */
 static const char *first_error (const struct rp_diags *d, const char *what)
@@ -276,7 +253,8 @@ static int validate_cb (flux_plugin_t *p, const char *topic,
                    rp_jobspec_from_json (jobspec, "jobspec", RP_JOBSPEC_V1, d)))
         rc = flux_jobtap_reject_job (p, args, "respol: %s",
                                      first_error (d, "jobspec: not valid"));
-    else if (!(ctx = context_of (js, userid, id, t_submit)))
+    else if (userid < 0
+             || !(ctx = flux_job_context (js, (uint32_t)userid, id, t_submit)))
         rc = flux_jobtap_reject_job (p, args,
                                      "respol: no submission context for "
                                      "user %d",
