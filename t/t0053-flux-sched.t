@@ -215,6 +215,17 @@ test_expect_success 'a validator that holds keeps the job waiting, annotated' '
 	load &&
 	flux job wait-event -t 30 $id clean
 '
+test_expect_success 'a validator that fails denies the job with its message' '
+	cat >"$conf/fails.yaml" <<-EOF &&
+	validate:
+	  - plugin: $RESPOL_FIXTURE_PLUGINDIR/good.so
+	    config: {fail: true}
+	EOF
+	load config="$conf/fails.yaml" &&
+	test_must_fail flux run -N1 -n1 true 2>err &&
+	grep "type=alloc severity=0 respol: good: plugin failed: failing on purpose" err &&
+	load
+'
 test_expect_success 'feasibility.check answers with the matcher reason' '
 	flux run --dry-run -N8 true >big.json &&
 	flux python -c "

@@ -176,8 +176,13 @@ static int keep_events (flux_plugin_t *p, const struct rp_diags *d,
         json_decref (events);
         return 0;
     }
-    return flux_jobtap_job_aux_set (p, FLUX_JOBTAP_CURRENT_JOB, AUX_EVENTS,
-                                    events, (flux_free_f)json_decref);
+    if (flux_jobtap_job_aux_set (p, FLUX_JOBTAP_CURRENT_JOB, AUX_EVENTS, events,
+                                 (flux_free_f)json_decref)
+        < 0) {
+        json_decref (events);
+        return -1;
+    }
+    return 0;
 }
 
 /* Apply what the validators amended, or say why Flux cannot. */

@@ -226,15 +226,25 @@ static int revalidate (struct sched *s, struct schedq_job *j,
                        const struct rp_job *rj)
 {
     struct rp_jobspec *amended = NULL;
+    struct rp_diags *d = rp_diags_create ();
     char *reason = NULL;
     int verdict;
 
     verdict = rp_config_validate_job (s->cfg, rp_job_jobspec (rj),
                                       rp_job_context (rj), s->inst, &amended,
-                                      &reason, NULL);
+                                      &reason, d);
     rp_jobspec_destroy (amended); /* the job manager's plugin amends */
+    if (verdict < 0) {
+        char note[1024] = "respol: a validator failed";
+        for (size_t i = rp_diags_count (d); i-- > 0;)
+            if (rp_diags_severity (d, i) == RP_DIAG_ERROR)
+                snprintf (note, sizeof (note), "respol: %s",
+                          rp_diags_text (d, i));
+        deny (s, j, note);
+    } else if (verdict == RP_REJECT)
+        deny (s, j, reason);
+    rp_diags_destroy (d);
     if (verdict < 0 || verdict == RP_REJECT) {
-        deny (s, j, reason ? reason : "respol: a validator failed");
         free (reason);
         return 1;
     }
