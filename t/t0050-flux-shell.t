@@ -83,6 +83,17 @@ test_expect_success CPU_AFFINITY '-o cpu-affinity=off is Flux option, not respol
 	sort out >got &&
 	test_cmp expected got
 '
+test_expect_success 'a variable a plugin unsets is gone from the task' '
+	FIXTURE_GONE=here run -N1 -n1 -o userrc=rc.lua \
+		-o respol.fixture-unset=FIXTURE_GONE \
+		sh -c "echo FIXTURE_GONE=\${FIXTURE_GONE-unset}" >out &&
+	echo "0: FIXTURE_GONE=unset" >expected &&
+	test_cmp expected out &&
+	FIXTURE_GONE=here run -N1 -n1 -o userrc=rc.lua \
+		sh -c "echo FIXTURE_GONE=\${FIXTURE_GONE-unset}" >out &&
+	echo "0: FIXTURE_GONE=here" >expected &&
+	test_cmp expected out
+'
 test_expect_success '-o respol=off: Flux binding stays, no variable' '
 	run -N1 -n2 -o userrc=rc.lua -o respol=off -o cpu-affinity=on \
 		sh -c "$allowed; echo FIXTURE=\$FIXTURE" >out &&

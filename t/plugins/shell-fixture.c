@@ -5,6 +5,7 @@
  *   fixture-gpus: IDSET    every task's GPUs
  *   fixture-mems: IDSET    every task's NUMA nodes (bind)
  *   fixture-env: NAME=VAL  set in every task
+ *   fixture-unset: NAME    unset in every task
  *   fixture-fail: OP       fail in OP (shell_init, task_init, ...) with
  *                          a message; "OP!" fails without one
  * and logs each operation it runs at debug level. */
@@ -90,6 +91,9 @@ static int task_init (struct rp_plugin *p, struct rp_shell *sh,
         || set (p, sh, t, "fixture-gpus", rp_task_set_gpus) < 0
         || set (p, sh, t, "fixture-mems", set_mems) < 0)
         return -1;
+    if (opt (sh, "fixture-unset")
+        && rp_task_unsetenv (t, opt (sh, "fixture-unset")) < 0)
+        return svc->error (p, "fixture-unset: cannot unset it");
     if (env && strchr (env, '=')) {
         char *name = strndup (env, (size_t)(strchr (env, '=') - env));
         int rc = name ? rp_task_setenv (t, name, strchr (env, '=') + 1) : -1;
