@@ -131,6 +131,20 @@ test_expect_success 'a configuration that does not load stops the job with its e
 	grep "FATAL: respol: $PWD/bad.yaml:2:13: shell\[0\]: plugin .no-such-plugin. not found" err &&
 	test ! -e ran
 '
+test_expect_success 'a plugin that fails in task_exit or shell_exit: logged, the job done' '
+	run -N1 -n1 -o userrc=rc.lua -o respol.fixture-fail=task_exit \
+		true 2>err &&
+	grep "ERROR: respol: task 0: shell plugin .shell-fixture.: task_exit: asked to fail in task_exit" err &&
+	run -N1 -n1 -o userrc=rc.lua -o respol.fixture-fail=shell_exit \
+		true 2>err &&
+	grep "ERROR: respol: shell plugin .shell-fixture.: shell_exit: asked to fail in shell_exit" err
+'
+test_expect_success 'a plugin conf whose config is not a path stops the job' '
+	flux_rc num.lua "config = 3" &&
+	test_must_fail run -N1 -n1 -o userrc=num.lua touch ran 2>err &&
+	grep "FATAL: respol: plugin conf: config must be a path" err &&
+	test ! -e ran
+'
 test_expect_success 'plugin logs reach the shell log (task_exit, at -o verbose=2)' '
 	run -N1 -n2 -o userrc=rc.lua -o verbose=2 true 2>err &&
 	grep "respol: shell-fixture: task_exit 0 0" err &&

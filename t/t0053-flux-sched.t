@@ -200,6 +200,30 @@ test_expect_success 'two policies place the same job differently' '
 	test_cmp expected.low low &&
 	test_cmp expected.high high
 '
+test_expect_success 'a higher urgency goes first, with queue-depth=unlimited' '
+	load config="$conf/respol.yaml" queue-depth=unlimited &&
+	blocker=$(flux submit -N4 --exclusive sleep 300) &&
+	wait_running 1 &&
+	a=$(flux submit -N4 --exclusive sleep 300) &&
+	b=$(flux submit -N4 --exclusive sleep 300) &&
+	flux job wait-event -t 10 $b priority &&
+	flux job urgency $b 20 &&
+	flux cancel $blocker &&
+	flux job wait-event -t 10 $b start &&
+	flux jobs -no "{state}" $a >got &&
+	echo SCHED >expected &&
+	test_cmp expected got &&
+	cancel_all
+'
+test_expect_success 'a running job duration update is accepted (sched.expiration)' '
+	id=$(flux submit -N1 -n1 -t 1h sleep 300) &&
+	wait_running 1 &&
+	flux update $id duration=2h &&
+	flux jobs -no "{duration}" $id >got &&
+	echo 7200.0 >expected &&
+	test_cmp expected got &&
+	cancel_all
+'
 test_expect_success 'a validator that holds keeps the job waiting, annotated' '
 	cat >"$conf/hold.yaml" <<-EOF &&
 	validate:
