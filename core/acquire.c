@@ -441,6 +441,13 @@ static bool has_property (unsigned int rank, const char *name, void *arg)
     return rp_rset_has_property (c->R, rank, name);
 }
 
+static const char *value_of (unsigned int rank, const char *key, void *arg)
+{
+    const struct rp_acquire_consumer *c = arg;
+
+    return rp_rset_property_value (c->R, rank, key);
+}
+
 /* The idset at key (NULL: absent, *ids stays NULL), within R. */
 static int get_ids (const struct rp_rset *R, const json_t *o, const char *key,
                     struct rp_idset **ids, rp_error_t *error)
@@ -543,6 +550,7 @@ struct rp_acquire_consumer *rp_acquire_consumer_create (const json_t *initial,
         || !(c->m = rp_matcher_create (g, error)))
         goto error;
     rp_matcher_set_properties (c->m, has_property, c);
+    rp_matcher_set_values (c->m, value_of, c);
     if (set_states (c, down, RP_VERTEX_DOWN) < 0) {
         nomem (error);
         goto error;

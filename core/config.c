@@ -40,8 +40,12 @@
  *   failures point at its `config` block (at the entry when it has none).
  *   A key of the block that the plugin does not declare (when it declares
  *   its keys) is refused before init, at the key, like a key of the file.
- * - The "match" stack takes the same entries as "validate"; property and
- *   shell entries are still refused.  rp_config_policy looks up an
+ * - Every stack ("validate", "match", "property", "shell") takes the same
+ *   entries, each loaded into the stack of its key only.  A property
+ *   plugin's init may add constraint operators (rp_property_add_operator):
+ *   they are known process-wide while the configuration is loaded, and a
+ *   name taken twice (by two instances, or two configurations loaded at
+ *   once) fails the second init.  rp_config_policy looks up an
  *   instance of the match stack by name, else loads the plugin of that
  *   name (or absolute path) as an entry with an empty block would be, in
  *   the same search path (built on first use, from the file's
@@ -381,11 +385,6 @@ static void read_stack (struct loader *ld, const json_t *root, uint32_t kind,
         return;
     if (!json_is_array (v)) {
         err_at (ld, root, name, 0, "%s must be a list of plugin entries", name);
-        return;
-    }
-    if (kind == RP_PLUGIN_PROPERTY) {
-        if (json_array_size (v) > 0)
-            err_at (ld, v, NULL, 0, "%s plugins are not supported yet", name);
         return;
     }
     json_array_foreach (v, i, node) {

@@ -22,6 +22,16 @@
  * so a constraint never names a property that R could not carry.  Rank
  * values must be strings (RFC 31: "compatible with the RFC 22 Idset
  * Representation"); JSON integers are refused.
+ *
+ * Operators added by property plugins (respol/property.h) live in a
+ * process-wide registry beside the built-in table, guarded by a
+ * recursive mutex (an operator's compile may compile a constraint in
+ * turn).  A node of such an operator points at its registry entry and
+ * holds what the plugin's compile made; compile runs under the mutex, so
+ * a plugin's compile is called from one thread at a time, as every
+ * plugin call is.  Entries are removed when their plugin is unloaded
+ * (plugin_close): a constraint compiled with one must not outlive the
+ * configuration that loaded it (respol/property.h says so).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -29,19 +39,38 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pthread.h>
+
 #include "respol/constraint.h"
 #include "respol/hostlist.h"
 #include "respol/idset.h"
+#include "respol/property.h"
 #include "respol/rset.h"
+
+#include "core/constraint_private.h"
+#include "core/plugin_private.h"
 
 /* Longest path shown in an error: its end, after "...". */
 #define PATH_SHOWN 100
 
-struct target {
+struct rp_constraint_target {
     unsigned int rank;
     const char *hostname;
     rp_constraint_property_f has_property;
+    rp_constraint_value_f value_of;
     void *arg;
+};
+
+/* An operator a property plugin added: the fields of its table that its
+ * size covers, copied. */
+struct constraint_ext {
+    char *name;
+    struct rp_plugin *p;
+    void *arg;
+    int (*compile) (struct rp_plugin *p, void *arg, const json_t *values,
+                    void **data);
+    bool (*match) (const void *data, const struct rp_constraint_target *t);
+    void (*destroy) (void *data);
 };
 
 /* Large enough for RP_CONSTRAINT_MAX_DEPTH levels of "and[N]." (known
@@ -55,7 +84,8 @@ struct op_class {
     const char *name;
     int (*compile) (struct rp_constraint *c, const json_t *values,
                     struct path *p, int depth, rp_error_t *error);
-    bool (*match) (const struct rp_constraint *c, const struct target *t);
+    bool (*match) (const struct rp_constraint *c,
+                   const struct rp_constraint_target *t);
     void (*destroy) (struct rp_constraint *c);
 };
 
@@ -66,11 +96,14 @@ struct rp_constraint {
     char **props;                    /* properties */
     struct rp_hostlist *hosts;       /* hostlist */
     struct rp_idset *ranks;          /* ranks */
+    const struct constraint_ext *ext; /* a plugin's operator */
+    void *data;                       /* what its compile made */
 };
 
 static struct rp_constraint *compile_node (const json_t *o, struct path *p,
                                            int depth, rp_error_t *error);
-static bool match_node (const struct rp_constraint *c, const struct target *t);
+static bool match_node (const struct rp_constraint *c,
+                        const struct rp_constraint_target *t);
 
 /* Append a component to the path; return the length to restore. */
 static size_t path_push (struct path *p, const char *fmt, ...)
@@ -120,7 +153,8 @@ static int compile_error (rp_error_t *error, int errnum, const struct path *p,
 
 /* --- {} ----------------------------------------------------------------- */
 
-static bool match_all (const struct rp_constraint *c, const struct target *t)
+static bool match_all (const struct rp_constraint *c,
+                       const struct rp_constraint_target *t)
 {
     return true;
 }
@@ -152,7 +186,7 @@ static int compile_properties (struct rp_constraint *c, const json_t *values,
 }
 
 static bool match_properties (const struct rp_constraint *c,
-                              const struct target *t)
+                              const struct rp_constraint_target *t)
 {
     for (size_t i = 0; i < c->count; i++) {
         bool negated = c->props[i][0] == '^';
@@ -203,7 +237,7 @@ static int compile_hostlist (struct rp_constraint *c, const json_t *values,
 }
 
 static bool match_hostlist (const struct rp_constraint *c,
-                            const struct target *t)
+                            const struct rp_constraint_target *t)
 {
     return c->hosts && t->hostname
            && rp_hostlist_find (c->hosts, t->hostname) >= 0;
@@ -250,7 +284,8 @@ static int compile_ranks (struct rp_constraint *c, const json_t *values,
     return 0;
 }
 
-static bool match_ranks (const struct rp_constraint *c, const struct target *t)
+static bool match_ranks (const struct rp_constraint *c,
+                         const struct rp_constraint_target *t)
 {
     return rp_idset_test (c->ranks, t->rank);
 }
@@ -291,7 +326,8 @@ static int compile_not (struct rp_constraint *c, const json_t *values,
     return compile_children (c, values, p, depth, error);
 }
 
-static bool match_and (const struct rp_constraint *c, const struct target *t)
+static bool match_and (const struct rp_constraint *c,
+                       const struct rp_constraint_target *t)
 {
     for (size_t i = 0; i < c->count; i++)
         if (!match_node (c->children[i], t))
@@ -299,7 +335,8 @@ static bool match_and (const struct rp_constraint *c, const struct target *t)
     return true;
 }
 
-static bool match_or (const struct rp_constraint *c, const struct target *t)
+static bool match_or (const struct rp_constraint *c,
+                      const struct rp_constraint_target *t)
 {
     if (c->count == 0)
         return true;
@@ -310,7 +347,8 @@ static bool match_or (const struct rp_constraint *c, const struct target *t)
 }
 
 /* RFC 31: {"not": []} matches nothing. */
-static bool match_not (const struct rp_constraint *c, const struct target *t)
+static bool match_not (const struct rp_constraint *c,
+                       const struct rp_constraint_target *t)
 {
     return c->count == 1 && !match_node (c->children[0], t);
 }
@@ -321,6 +359,69 @@ static void destroy_children (struct rp_constraint *c)
         rp_constraint_destroy (c->children[i]);
     free (c->children);
 }
+
+/* --- operators added by property plugins ------------------------------- */
+
+static pthread_mutex_t ext_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+static struct constraint_ext **exts;
+static size_t nexts;
+
+/* Under ext_lock. */
+static const struct constraint_ext *ext_find (const char *name)
+{
+    for (size_t i = 0; i < nexts; i++)
+        if (!strcmp (exts[i]->name, name))
+            return exts[i];
+    return NULL;
+}
+
+static int compile_ext (struct rp_constraint *c, const json_t *values,
+                        struct path *p, int depth, rp_error_t *error)
+{
+    const struct constraint_ext *x = c->ext;
+    struct plugin_call call;
+    int rc;
+
+    x->p->error[0] = '\0';
+    plugin_enter (&call, x->p, "compile");
+    rc = x->compile (x->p, x->arg, values, &c->data);
+    plugin_leave (&call);
+    if (rc == 0)
+        return 0;
+    c->data = NULL;
+    if (x->p->error[0])
+        return compile_error (error, EINVAL, p, "%s", x->p->error);
+    return compile_error (error, EINVAL, p,
+                          "property plugin '%s': compile returned %d (no "
+                          "message)",
+                          x->p->instance, rc);
+}
+
+static bool match_ext (const struct rp_constraint *c,
+                       const struct rp_constraint_target *t)
+{
+    struct plugin_call call;
+    bool ok;
+
+    plugin_enter (&call, c->ext->p, "match");
+    ok = c->ext->match (c->data, t);
+    plugin_leave (&call);
+    return ok;
+}
+
+static void destroy_ext (struct rp_constraint *c)
+{
+    struct plugin_call call;
+
+    if (!c->ext || !c->ext->destroy || !c->data)
+        return;
+    plugin_enter (&call, c->ext->p, "destroy");
+    c->ext->destroy (c->data);
+    plugin_leave (&call);
+}
+
+static const struct op_class op_ext = { "plugin", compile_ext, match_ext,
+                                        destroy_ext };
 
 /* --- the operator table ------------------------------------------------- */
 
@@ -337,12 +438,93 @@ static const struct op_class ops[] = {
 
 static const struct op_class op_all = { "{}", NULL, match_all, NULL };
 
-static const struct op_class *find_op (const char *name)
+static const struct op_class *find_builtin (const char *name)
 {
     for (size_t i = 0; i < sizeof (ops) / sizeof (ops[0]); i++)
         if (!strcmp (ops[i].name, name))
             return &ops[i];
     return NULL;
+}
+
+bool constraint_operator_added (const char *name)
+{
+    bool added;
+
+    if (!name)
+        return false;
+    pthread_mutex_lock (&ext_lock);
+    added = ext_find (name) != NULL;
+    pthread_mutex_unlock (&ext_lock);
+    return added;
+}
+
+/* Under ext_lock. */
+static int ext_add (struct constraint_ext *x)
+{
+    struct constraint_ext **v = realloc (exts, (nexts + 1) * sizeof (*v));
+
+    if (!v)
+        return -1;
+    exts = v;
+    exts[nexts++] = x;
+    return 0;
+}
+
+int constraint_operator_add (struct rp_plugin *p, const char *name,
+                             const struct rp_constraint_operator *op, void *arg,
+                             rp_error_t *error)
+{
+    const struct constraint_ext *taken;
+    struct constraint_ext *x;
+    int rc = -1;
+
+    if (find_builtin (name))
+        return rp_error_set (error, EINVAL, "operator '%s' is built in", name);
+    if (!(x = calloc (1, sizeof (*x))) || !(x->name = strdup (name))) {
+        free (x);
+        return rp_error_set (error, ENOMEM, "out of memory");
+    }
+    x->p = p;
+    x->arg = arg;
+    x->compile = op->compile;
+    x->match = op->match;
+    if (op->size >= offsetof (struct rp_constraint_operator, destroy)
+                        + sizeof (op->destroy))
+        x->destroy = op->destroy;
+    pthread_mutex_lock (&ext_lock);
+    if ((taken = ext_find (name)))
+        rp_error_set (error, EINVAL, "operator '%s' is already added by '%s'",
+                      name, taken->p->instance);
+    else if (ext_add (x) < 0)
+        rp_error_set (error, ENOMEM, "out of memory");
+    else
+        rc = 0;
+    pthread_mutex_unlock (&ext_lock);
+    if (rc < 0) {
+        free (x->name);
+        free (x);
+    }
+    return rc;
+}
+
+void constraint_operators_remove (const struct rp_plugin *p)
+{
+    size_t k = 0;
+
+    pthread_mutex_lock (&ext_lock);
+    for (size_t i = 0; i < nexts; i++) {
+        if (exts[i]->p == p) {
+            free (exts[i]->name);
+            free (exts[i]);
+        } else
+            exts[k++] = exts[i];
+    }
+    nexts = k;
+    if (nexts == 0) {
+        free (exts);
+        exts = NULL;
+    }
+    pthread_mutex_unlock (&ext_lock);
 }
 
 /* --- compile, match, destroy -------------------------------------------- */
@@ -364,19 +546,28 @@ static int compile_op (struct rp_constraint *c, const json_t *o, struct path *p,
 {
     const char *name = json_object_iter_key (json_object_iter ((json_t *)o));
     const json_t *values = json_object_get (o, name);
-    const struct op_class *op = find_op (name);
+    const struct op_class *op = find_builtin (name);
     size_t saved;
+    int rc;
 
-    if (!op)
+    pthread_mutex_lock (&ext_lock);
+    if (!op && (c->ext = ext_find (name)))
+        op = &op_ext;
+    if (!op) {
+        pthread_mutex_unlock (&ext_lock);
         return compile_error (error, EINVAL, p, "unknown operator '%s'", name);
+    }
     saved = path_push (p, "%s%s", p->len > 0 ? "." : "", name);
     if (!json_is_array (values))
-        return compile_error (error, EINVAL, p, "values must be an array");
-    c->op = op;
-    if (op->compile (c, values, p, depth, error) < 0)
-        return -1;
-    path_pop (p, saved);
-    return 0;
+        rc = compile_error (error, EINVAL, p, "values must be an array");
+    else {
+        c->op = op;
+        rc = op->compile (c, values, p, depth, error);
+    }
+    pthread_mutex_unlock (&ext_lock);
+    if (rc == 0)
+        path_pop (p, saved);
+    return rc;
 }
 
 static struct rp_constraint *compile_node (const json_t *o, struct path *p,
@@ -422,23 +613,56 @@ struct rp_constraint *rp_constraint_compile (const json_t *o, rp_error_t *error)
     return compile_node (o, &p, 1, error);
 }
 
-static bool match_node (const struct rp_constraint *c, const struct target *t)
+static bool match_node (const struct rp_constraint *c,
+                        const struct rp_constraint_target *t)
 {
     return c->op->match (c, t);
+}
+
+bool rp_constraint_match_values (const struct rp_constraint *c,
+                                 unsigned int rank, const char *hostname,
+                                 rp_constraint_property_f has_property,
+                                 rp_constraint_value_f value_of, void *arg)
+{
+    struct rp_constraint_target t = {
+        .rank = rank,
+        .hostname = hostname,
+        .has_property = has_property,
+        .value_of = value_of,
+        .arg = arg,
+    };
+
+    return c && match_node (c, &t);
 }
 
 bool rp_constraint_match (const struct rp_constraint *c, unsigned int rank,
                           const char *hostname,
                           rp_constraint_property_f has_property, void *arg)
 {
-    struct target t = {
-        .rank = rank,
-        .hostname = hostname,
-        .has_property = has_property,
-        .arg = arg,
-    };
+    return rp_constraint_match_values (c, rank, hostname, has_property, NULL,
+                                       arg);
+}
 
-    return c && match_node (c, &t);
+unsigned int rp_constraint_target_rank (const struct rp_constraint_target *t)
+{
+    return t ? t->rank : 0;
+}
+
+const char *rp_constraint_target_hostname (const struct rp_constraint_target *t)
+{
+    return t ? t->hostname : NULL;
+}
+
+bool rp_constraint_target_has_property (const struct rp_constraint_target *t,
+                                        const char *name)
+{
+    return t && name && t->has_property && t->has_property (name, t->arg);
+}
+
+const char *rp_constraint_target_value (const struct rp_constraint_target *t,
+                                        const char *key)
+{
+    return t && key && t->value_of ? t->value_of (key, t->arg) : NULL;
 }
 
 /* --- R ------------------------------------------------------------------ */
@@ -455,6 +679,13 @@ static bool rset_has_property (const char *name, void *arg)
     return rp_rset_has_property (rt->r, rt->rank, name);
 }
 
+static const char *rset_value (const char *key, void *arg)
+{
+    const struct rset_target *rt = arg;
+
+    return rp_rset_property_value (rt->r, rt->rank, key);
+}
+
 bool rp_constraint_match_rset (const struct rp_constraint *c,
                                const struct rp_rset *r, unsigned int rank)
 {
@@ -462,8 +693,8 @@ bool rp_constraint_match_rset (const struct rp_constraint *c,
 
     if (!c || !r || !rp_idset_test (rp_rset_ranks (r), rank))
         return false;
-    return rp_constraint_match (c, rank, rp_rset_hostname (r, rank),
-                                rset_has_property, &rt);
+    return rp_constraint_match_values (c, rank, rp_rset_hostname (r, rank),
+                                       rset_has_property, rset_value, &rt);
 }
 
 struct rp_rset *rp_constraint_filter_rset (const struct rp_constraint *c,

@@ -2121,6 +2121,35 @@ const char *rp_graph_vertex_property (const struct rp_graph *g, rp_vertex_t v,
     return s ? obj_value (s->props, name) : NULL;
 }
 
+/* The first name "KEY=VALUE" of o, in byte order: its VALUE. */
+static const char *keyed_value (const json_t *o, const char *key)
+{
+    size_t len = strlen (key);
+    const char *best = NULL;
+    const char *name;
+    json_t *val;
+
+    json_object_foreach ((json_t *)o, name, val) {
+        if (!strncmp (name, key, len) && name[len] == '='
+            && (!best || strcmp (name, best) < 0))
+            best = name;
+    }
+    return best ? best + len + 1 : NULL;
+}
+
+const char *rp_graph_vertex_property_value (const struct rp_graph *g,
+                                            rp_vertex_t v, const char *key)
+{
+    struct side *s = valid (g, v) && key && *key ? side_get (g, v) : NULL;
+    const char *value;
+
+    if (!s || !s->props)
+        return NULL;
+    if ((value = obj_value (s->props, key)))
+        return value;
+    return keyed_value (s->props, key);
+}
+
 json_t *rp_graph_vertex_properties (const struct rp_graph *g, rp_vertex_t v)
 {
     if (!valid (g, v))

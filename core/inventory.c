@@ -30,6 +30,15 @@
  * - A reader that finds an incomplete last line warns; a writer repairs
  *   the log first (rp_eventlog_repair: a new file, renamed over), since
  *   appending after the fragment would glue the next event to it.
+ * - Who added a property at run time: a property-add event whose context
+ *   has "plugin" (a property plugin's instance name, respol/property.h)
+ *   makes that instance the owner of the property on those targets.  Any
+ *   property-remove (a plugin's or an administrator's) ends every
+ *   ownership of what it removes (the name and, for a name without '@',
+ *   its "name@..." forms, which rp_rset_property_remove removes too); a
+ *   redefinition ends them all, as it resets R's properties.  So what an
+ *   instance owns is always something R has, and compaction writes one
+ *   property-add per owner beside the administrator's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -47,6 +56,7 @@
 #include "respol/inventory.h"
 
 #include "core/inventory_private.h"
+#include "core/namedsets.h"
 
 #define T_DOWN 1
 #define T_DRAINED 2
@@ -64,6 +74,12 @@ struct target {
     struct reason *reason;
 };
 
+/* What a property plugin's instance added: per property, the targets. */
+struct owned {
+    char *owner;
+    struct namedsets props;
+};
+
 struct rp_inventory {
     char *dir;
     char *logpath;
@@ -79,6 +95,8 @@ struct rp_inventory {
     struct target *t;
     size_t n;
     size_t nevents;
+    struct owned *own;
+    size_t nown;
 };
 
 static int nomem (rp_error_t *error)
@@ -309,21 +327,125 @@ static int apply_flag (struct rp_inventory *inv, const struct rp_idset *ids,
     return 0;
 }
 
-/* props: {name: idset string}, checked. */
+static int owned_add (struct rp_inventory *inv, const char *owner,
+                      const char *name, const struct rp_idset *ids);
+static int owned_remove (struct rp_inventory *inv, const char *name,
+                         const struct rp_idset *ids);
+
+/* One property of an event: R, and who owns it. */
+static int apply_property (struct rp_inventory *inv, const char *name,
+                           const struct rp_idset *ids, bool add,
+                           const char *owner, rp_error_t *error)
+{
+    if (add ? rp_rset_property_add (inv->R, name, ids, error)
+            : rp_rset_property_remove (inv->R, name, ids, error))
+        return -1;
+    if ((add && owner && owned_add (inv, owner, name, ids) < 0)
+        || (!add && owned_remove (inv, name, ids) < 0))
+        return nomem (error);
+    return 0;
+}
+
+/* props: {name: idset string}, checked; owner: the plugin instance that
+ * adds them, or NULL. */
 static int apply_properties (struct rp_inventory *inv, const json_t *props,
-                             bool add, rp_error_t *error)
+                             bool add, const char *owner, rp_error_t *error)
 {
     const char *name;
     json_t *v;
 
     json_object_foreach ((json_t *)props, name, v) {
         struct rp_idset *ids = rp_idset_decode (json_string_value (v), error);
-        int rc = !ids  ? -1
-                 : add ? rp_rset_property_add (inv->R, name, ids, error)
-                       : rp_rset_property_remove (inv->R, name, ids, error);
+        int rc = ids ? apply_property (inv, name, ids, add, owner, error) : -1;
         rp_idset_destroy (ids);
         if (rc < 0)
             return -1;
+    }
+    return 0;
+}
+
+/* --- who added a property ------------------------------------------------ */
+
+static struct owned *owned_find (const struct rp_inventory *inv,
+                                 const char *owner)
+{
+    for (size_t i = 0; i < inv->nown; i++)
+        if (!strcmp (inv->own[i].owner, owner))
+            return &inv->own[i];
+    return NULL;
+}
+
+const struct rp_idset *inventory_owned (const struct rp_inventory *inv,
+                                        const char *owner, const char *name)
+{
+    const struct owned *o = owned_find (inv, owner);
+    const struct namedset *e = o ? namedsets_find (&o->props, name) : NULL;
+
+    return e ? e->ids : NULL;
+}
+
+static void owned_delete (struct rp_inventory *inv, size_t i)
+{
+    free (inv->own[i].owner);
+    namedsets_clear (&inv->own[i].props);
+    inv->own[i] = inv->own[--inv->nown];
+}
+
+static void owned_clear (struct rp_inventory *inv)
+{
+    while (inv->nown > 0)
+        owned_delete (inv, inv->nown - 1);
+    free (inv->own);
+    inv->own = NULL;
+}
+
+/* owner now owns name on ids too. */
+static int owned_add (struct rp_inventory *inv, const char *owner,
+                      const char *name, const struct rp_idset *ids)
+{
+    struct owned *o = owned_find (inv, owner);
+    struct owned *v;
+
+    if (!o) {
+        if (!(v = realloc (inv->own, (inv->nown + 1) * sizeof (*v))))
+            return -1;
+        inv->own = v;
+        o = &v[inv->nown];
+        *o = (struct owned){ .owner = strdup (owner) };
+        if (!o->owner)
+            return -1;
+        inv->nown++;
+    }
+    return namedsets_add (&o->props, name, ids);
+}
+
+/* Does removing name remove held (name itself, or "name@..." when name
+ * has no '@')? */
+static bool removes (const char *name, const char *held)
+{
+    size_t len = strlen (name);
+
+    return !strcmp (held, name)
+           || (!strchr (name, '@') && !strncmp (held, name, len)
+               && held[len] == '@');
+}
+
+/* name was removed from ids: nobody owns it (or its '@' forms) there. */
+static int owned_remove (struct rp_inventory *inv, const char *name,
+                         const struct rp_idset *ids)
+{
+    for (size_t i = inv->nown; i-- > 0;) {
+        struct namedsets *p = &inv->own[i].props;
+        for (size_t k = p->n; k-- > 0;) {
+            if (!removes (name, p->v[k].name))
+                continue;
+            if (set_change (p->v[k].ids, ids, false) < 0)
+                return -1;
+            if (rp_idset_empty (p->v[k].ids))
+                namedsets_delete (p, k);
+        }
+        if (p->n == 0)
+            owned_delete (inv, i);
     }
     return 0;
 }
@@ -413,6 +535,7 @@ static int apply_define (struct rp_inventory *inv, struct rp_rset *R,
     rp_rset_destroy (inv->R);
     rp_idset_destroy (inv->exclude);
     free (inv->method);
+    owned_clear (inv);
     inv->conf = R;
     inv->R = cur;
     inv->exclude = exclude;
@@ -633,11 +756,40 @@ int rp_inventory_shrink (struct rp_inventory *inv,
     return 0;
 }
 
+/* Log and apply one property event: props {name: idset string} (taken),
+ * checked; owner the plugin instance, or NULL. */
+static int property_event (struct rp_inventory *inv, json_t *props, bool add,
+                           const char *owner, double now, rp_error_t *error)
+{
+    json_t *o = props ? json_pack ("{s:O}", "properties", props) : NULL;
+    int rc = -1;
+
+    if (!o || (owner && json_object_set_new (o, "plugin", json_string (owner))))
+        goto nomem;
+    if (inventory_log (inv, add ? "property-add" : "property-remove", o, now,
+                       error)
+        == 0)
+        rc = apply_properties (inv, props, add, owner, error);
+    json_decref (props);
+    return rc;
+nomem:
+    json_decref (o);
+    json_decref (props);
+    return nomem (error);
+}
+
+int inventory_plugin_properties (struct rp_inventory *inv, const char *owner,
+                                 json_t *props, bool add, double now,
+                                 rp_error_t *error)
+{
+    return property_event (inv, props, add, owner, now, error);
+}
+
 static int property_op (struct rp_inventory *inv, const char *name,
                         const struct rp_idset *targets, bool add, double now,
                         rp_error_t *error)
 {
-    json_t *props, *o;
+    json_t *props;
 
     if (!inv || !name)
         return rp_error_set (error, EINVAL, "inventory: bad arguments");
@@ -645,24 +797,11 @@ static int property_op (struct rp_inventory *inv, const char *name,
         || rp_rset_property_check (name, error) < 0)
         return -1;
     if (!(props = json_object ())
-        || json_object_set_new (props, name, idset_string (targets)) < 0
-        || !(o = json_pack ("{s:o}", "properties", props))) {
+        || json_object_set_new (props, name, idset_string (targets)) < 0) {
         json_decref (props);
         return nomem (error);
     }
-    json_incref (props);
-    if (inventory_log (inv, add ? "property-add" : "property-remove", o, now,
-                       error)
-        < 0) {
-        json_decref (props);
-        return -1;
-    }
-    if (apply_properties (inv, props, add, error) < 0) {
-        json_decref (props);
-        return -1;
-    }
-    json_decref (props);
-    return 0;
+    return property_event (inv, props, add, NULL, now, error);
 }
 
 int rp_inventory_property_add (struct rp_inventory *inv, const char *name,
@@ -904,13 +1043,18 @@ static int check_properties (const struct rp_inventory *inv, const json_t *o,
 static int replay_properties (struct rp_inventory *inv, const json_t *ctx,
                               bool add, rp_error_t *error)
 {
-    static const char *const keys[] = { "properties", NULL };
+    static const char *const keys[] = { "properties", "plugin", NULL };
     const json_t *props = json_object_get (ctx, "properties");
+    const json_t *plugin = json_object_get (ctx, "plugin");
+    const char *owner = json_string_value (plugin);
 
     if (!ctx || inventory_only_keys (ctx, keys, error) < 0
         || check_properties (inv, props, error) < 0)
         return ctx ? -1 : rp_error_set (error, EINVAL, "no context");
-    return apply_properties (inv, props, add, error);
+    if (plugin && (!owner || !*owner))
+        return rp_error_set (error, EINVAL,
+                             "plugin: must be a non-empty string");
+    return apply_properties (inv, props, add, owner, error);
 }
 
 static int replay_update (struct rp_inventory *inv, const json_t *ctx,
@@ -1043,6 +1187,7 @@ static void inventory_clear (struct rp_inventory *inv)
     rp_idset_destroy (inv->down);
     rp_idset_destroy (inv->removed);
     targets_free (inv->t, inv->n);
+    owned_clear (inv);
 }
 
 void rp_inventory_destroy (struct rp_inventory *inv)
@@ -1206,22 +1351,15 @@ static int push (json_t *a, double ts, const char *name, json_t *ctx)
     return e ? json_array_append_new (a, e) : -1;
 }
 
-/* property-add / property-remove events: what R has and conf has not. */
-static int push_property_diff (json_t *a, const struct rp_rset *from,
-                               const struct rp_rset *to, const char *name,
-                               double now)
+json_t *inventory_props_diff (const json_t *from, const json_t *to)
 {
-    json_t *pf = rp_rset_properties (from), *pt = rp_rset_properties (to);
     json_t *diff = json_object ();
     const char *key;
     json_t *v;
-    int rc = -1;
 
-    if (!pf || !pt || !diff)
-        goto done;
-    json_object_foreach (pt, key, v) {
+    json_object_foreach ((json_t *)to, key, v) {
+        json_t *o = json_object_get (from, key);
         struct rp_idset *a1 = rp_idset_decode (json_string_value (v), NULL);
-        json_t *o = json_object_get (pf, key);
         struct rp_idset *b1 =
             rp_idset_decode (o ? json_string_value (o) : "", NULL);
         struct rp_idset *d = a1 && b1 ? rp_idset_difference (a1, b1) : NULL;
@@ -1231,17 +1369,29 @@ static int push_property_diff (json_t *a, const struct rp_rset *from,
         rp_idset_destroy (a1);
         rp_idset_destroy (b1);
         rp_idset_destroy (d);
-        if (bad)
-            goto done;
+        if (bad || !diff) {
+            json_decref (diff);
+            return NULL;
+        }
     }
-    rc = json_object_size (diff) == 0
-             ? 0
-             : push (a, now, name, json_pack ("{s:O}", "properties", diff));
-done:
-    json_decref (pf);
-    json_decref (pt);
-    json_decref (diff);
-    return rc;
+    return diff;
+}
+
+/* What owner (NULL: every owner together) added: {name: idset string}. */
+json_t *inventory_owned_props (const struct rp_inventory *inv,
+                               const char *owner)
+{
+    json_t *o = json_object ();
+
+    for (size_t i = 0; o && i < inv->nown; i++) {
+        if (owner && strcmp (owner, inv->own[i].owner) != 0)
+            continue;
+        if (namedsets_to_json (&inv->own[i].props, o) < 0) {
+            json_decref (o);
+            return NULL;
+        }
+    }
+    return o;
 }
 
 static int drain_cmp (const void *x, const void *y)
@@ -1317,6 +1467,57 @@ int inventory_drain_events (json_t *a, const struct rp_inventory *inv)
     return rc;
 }
 
+/* A property event of props (taken) when it is not empty; owner: its
+ * "plugin", or NULL. */
+static int push_props (json_t *a, double now, const char *name, json_t *props,
+                       const char *owner)
+{
+    json_t *ctx;
+
+    if (!props)
+        return -1;
+    if (json_object_size (props) == 0) {
+        json_decref (props);
+        return 0;
+    }
+    ctx = owner ? json_pack ("{s:o s:s}", "properties", props, "plugin", owner)
+                : json_pack ("{s:o}", "properties", props);
+    return push (a, now, name, ctx);
+}
+
+/* property-add: what R has and conf has not, the administrator's then
+ * each owner's; property-remove: what conf has and R has not. */
+static int push_properties (json_t *a, const struct rp_inventory *inv,
+                            double now)
+{
+    json_t *pc = rp_rset_properties (inv->conf);
+    json_t *pr = rp_rset_properties (inv->R);
+    json_t *all = inventory_owned_props (inv, NULL);
+    json_t *added = pc && pr ? inventory_props_diff (pc, pr) : NULL;
+    int rc = -1;
+
+    if (!all || !added
+        || push_props (a, now, "property-add",
+                       inventory_props_diff (all, added), NULL)
+               < 0)
+        goto done;
+    for (size_t i = 0; i < inv->nown; i++) {
+        const char *owner = inv->own[i].owner;
+        if (push_props (a, now, "property-add",
+                        inventory_owned_props (inv, owner), owner)
+            < 0)
+            goto done;
+    }
+    rc = push_props (a, now, "property-remove", inventory_props_diff (pr, pc),
+                     NULL);
+done:
+    json_decref (pc);
+    json_decref (pr);
+    json_decref (all);
+    json_decref (added);
+    return rc;
+}
+
 static json_t *compacted (const struct rp_inventory *inv, double now)
 {
     json_t *a = json_array ();
@@ -1325,8 +1526,7 @@ static json_t *compacted (const struct rp_inventory *inv, double now)
         || push (a, now, "resource-define",
                  define_context (inv->conf, inv->exclude, inv->method))
                < 0
-        || push_property_diff (a, inv->conf, inv->R, "property-add", now) < 0
-        || push_property_diff (a, inv->R, inv->conf, "property-remove", now) < 0
+        || push_properties (a, inv, now) < 0
         || (rp_rset_expiration (inv->R) != rp_rset_expiration (inv->conf)
             && push (a, now, "resource-update",
                      json_pack ("{s:f}", "expiration",

@@ -57,6 +57,28 @@ int inventory_check_ranks (const struct rp_idset *ids,
                            const char *one, const char *many,
                            rp_error_t *error);
 
+/* The targets where property plugin instance owner added property name
+ * (a property-add event with that "plugin"), or NULL when none.
+ * Borrowed until the next change. */
+const struct rp_idset *inventory_owned (const struct rp_inventory *inv,
+                                        const char *owner, const char *name);
+
+/* What owner (NULL: every owner together) added: {name: idset string}.
+ * New object, or NULL (ENOMEM). */
+json_t *inventory_owned_props (const struct rp_inventory *inv,
+                               const char *owner);
+
+/* Log a property-add (add) or property-remove event of plugin instance
+ * owner, props {name: idset string} (taken; names checked, targets of the
+ * inventory), and apply it.  0 or -1. */
+int inventory_plugin_properties (struct rp_inventory *inv, const char *owner,
+                                 json_t *props, bool add, double now,
+                                 rp_error_t *error);
+
+/* The properties of to ({name: idset string}) that from has not, per
+ * name, empty names left out.  New object, or NULL (ENOMEM). */
+json_t *inventory_props_diff (const json_t *from, const json_t *to);
+
 /* "rank 3" / "ranks 1-2" into buf. */
 const char *inventory_ranks_text (const struct rp_idset *ids, char *buf,
                                   size_t size);

@@ -181,6 +181,8 @@ struct rp_matcher {
     /* Acquisition (RFC 28): properties that change, removed targets. */
     rp_matcher_property_f propfn;
     void *proparg;
+    rp_matcher_value_f valfn;
+    void *valarg;
     struct rp_idset *removed;
 };
 
@@ -1170,6 +1172,15 @@ static bool has_property (const char *name, void *arg)
     return rp_graph_vertex_has_property (pc->m->g, pc->v, name);
 }
 
+static const char *value_of (const char *key, void *arg)
+{
+    struct propctx *pc = arg;
+
+    if (pc->m->valfn)
+        return pc->m->valfn (pc->rank, key, pc->m->valarg);
+    return rp_graph_vertex_property_value (pc->m->g, pc->v, key);
+}
+
 /* The constraint at target v. */
 static bool constraint_ok (struct rp_match *x, rp_vertex_t v)
 {
@@ -1179,9 +1190,9 @@ static bool constraint_ok (struct rp_match *x, rp_vertex_t v)
     if (!x->constraint)
         return true;
     if (rank >= 0 && rank <= UINT32_MAX
-        && rp_constraint_match (x->constraint, (unsigned int)rank,
-                                rp_graph_vertex_name (x->g, v), has_property,
-                                &pc))
+        && rp_constraint_match_values (x->constraint, (unsigned int)rank,
+                                       rp_graph_vertex_name (x->g, v),
+                                       has_property, value_of, &pc))
         return true;
     x->filtered++;
     return false;
@@ -2813,8 +2824,8 @@ uint64_t rp_match_held (const struct rp_match *m, rp_vertex_t v, int t)
  * - rp_matcher_remove_targets takes a target out for good (shrink): down
  *   in the live state, and held whole in the pristine state, so that
  *   satisfiability (decided on the pristine state) no longer counts it.
- * - rp_matcher_set_properties lets constraints read properties that
- *   change while the matcher runs.
+ * - rp_matcher_set_properties and rp_matcher_set_values let constraints
+ *   read properties (and valued ones) that change while the matcher runs.
  */
 
 void rp_matcher_set_properties (struct rp_matcher *m, rp_matcher_property_f fn,
@@ -2823,6 +2834,15 @@ void rp_matcher_set_properties (struct rp_matcher *m, rp_matcher_property_f fn,
     if (m) {
         m->propfn = fn;
         m->proparg = fn ? arg : NULL;
+    }
+}
+
+void rp_matcher_set_values (struct rp_matcher *m, rp_matcher_value_f fn,
+                            void *arg)
+{
+    if (m) {
+        m->valfn = fn;
+        m->valarg = fn ? arg : NULL;
     }
 }
 

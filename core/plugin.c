@@ -139,8 +139,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/constraint_private.h"
 #include "core/paths.h"
 #include "core/plugin_private.h"
+#include "respol/property.h"
 #include "respol/shell.h"
 #include "core/suggest.h"
 
@@ -154,6 +156,9 @@
 /* The shell ops of the first release with the shell kind: all five. */
 #define SHELL_OPS_SIZE_V1                                                      \
     (offsetof (struct rp_shell_ops, shell_exit) + sizeof (void *))
+/* The property ops of the first release with the property kind. */
+#define PROPERTY_OPS_SIZE_V1                                                   \
+    (offsetof (struct rp_property_ops, annotate) + sizeof (void *))
 #define MATCH_OPS_SIZE_V1                                                      \
     (offsetof (struct rp_match_ops, stop_after) + sizeof (uint32_t))
 /* Does an ops table (of type T) of the given size cover field? */
@@ -552,12 +557,6 @@ const char *rp_plugin_kind_name (uint32_t kind)
     return kind_names[kind];
 }
 
-static bool kind_supported (uint32_t kind)
-{
-    return kind == RP_PLUGIN_VALIDATE || kind == RP_PLUGIN_MATCH
-           || kind == RP_PLUGIN_SHELL;
-}
-
 bool plugin_name_valid (const char *s)
 {
     size_t n = 0;
@@ -609,11 +608,6 @@ static int check_kind (const struct rp_plugin_desc *d, uint32_t kind,
     if (!name)
         return rp_error_set (error, EINVAL, "plugin '%s' has unknown kind %u",
                              d->name, d->kind);
-    if (!kind_supported (d->kind))
-        return rp_error_set (error, EINVAL,
-                             "plugin '%s' has kind %u (%s), reserved and not "
-                             "yet supported",
-                             d->name, d->kind, name);
     if (kind != 0 && d->kind != kind)
         return rp_error_set (error, EINVAL,
                              "plugin '%s' is a %s plugin, configured in the "
@@ -647,6 +641,19 @@ static int check_shell_ops (const struct rp_plugin_desc *d, rp_error_t *error)
                              "plugin '%s' has a shell ops table of %u bytes, "
                              "at least %zu expected",
                              d->name, ops->size, SHELL_OPS_SIZE_V1);
+    return 0;
+}
+
+static int check_property_ops (const struct rp_plugin_desc *d,
+                               rp_error_t *error)
+{
+    const struct rp_property_ops *ops = d->ops;
+
+    if (ops->size < PROPERTY_OPS_SIZE_V1)
+        return rp_error_set (error, EINVAL,
+                             "plugin '%s' has a property ops table of %u "
+                             "bytes, at least %zu expected",
+                             d->name, ops->size, PROPERTY_OPS_SIZE_V1);
     return 0;
 }
 
@@ -711,6 +718,21 @@ const char *const *plugin_config_keys (const struct rp_plugin *p)
     return p->desc->config_keys;
 }
 
+/* The checks of the kind's ops table. */
+static int check_ops (const struct rp_plugin_desc *d, rp_error_t *error)
+{
+    switch (d->kind) {
+    case RP_PLUGIN_MATCH:
+        return check_match_ops (d, error);
+    case RP_PLUGIN_SHELL:
+        return check_shell_ops (d, error);
+    case RP_PLUGIN_PROPERTY:
+        return check_property_ops (d, error);
+    default:
+        return check_validate_ops (d, error);
+    }
+}
+
 /* rp_plugin_desc_check, with kind 0 for "the descriptor's own kind". */
 static int desc_check (const struct rp_plugin_desc *desc, uint32_t kind,
                        rp_error_t *error)
@@ -727,9 +749,7 @@ static int desc_check (const struct rp_plugin_desc *desc, uint32_t kind,
     if (!desc->ops)
         return rp_error_set (error, EINVAL, "plugin '%s' has no operations",
                              desc->name);
-    if (desc->kind == RP_PLUGIN_MATCH   ? check_match_ops (desc, error) < 0
-        : desc->kind == RP_PLUGIN_SHELL ? check_shell_ops (desc, error) < 0
-                                        : check_validate_ops (desc, error) < 0)
+    if (check_ops (desc, error) < 0)
         return -1;
     return check_config_keys (desc, error);
 }
@@ -1265,6 +1285,15 @@ static void copy_shell_ops (struct rp_shell_ops *to,
     to->shell_exit = ops->shell_exit;
 }
 
+/* The property ops a table of its size covers; the others NULL. */
+static void copy_property_ops (struct rp_property_ops *to,
+                               const struct rp_property_ops *ops)
+{
+    memset (to, 0, sizeof (*to));
+    to->size = sizeof (*to);
+    to->annotate = ops->annotate;
+}
+
 /* Copy what the host shows of the descriptor into p. */
 static int copy_desc (struct rp_plugin *p, const struct rp_plugin_desc *d)
 {
@@ -1284,6 +1313,8 @@ static int copy_desc (struct rp_plugin *p, const struct rp_plugin_desc *d)
             p->job_event = ops->job_event;
     } else if (d->kind == RP_PLUGIN_SHELL)
         copy_shell_ops (&p->shell, d->ops);
+    else if (d->kind == RP_PLUGIN_PROPERTY)
+        copy_property_ops (&p->property, d->ops);
     else {
         copy_match_ops (&p->match, d->ops);
         p->job_event = p->match.job_event;
@@ -1361,7 +1392,9 @@ int plugin_start (struct rp_plugin *p, const char *instance, json_t *config,
     p->error[0] = '\0';
     pthread_mutex_lock (&call_lock);
     plugin_enter (&call, p, "init");
+    p->in_init = true;
     rc = p->desc->init (p, &services);
+    p->in_init = false;
     plugin_leave (&call);
     pthread_mutex_unlock (&call_lock);
     if (rc != 0) {
@@ -1380,6 +1413,8 @@ void plugin_close (struct rp_plugin *p)
 
     if (!p)
         return;
+    if (p->kind == RP_PLUGIN_PROPERTY)
+        constraint_operators_remove (p);
     if (p->initialized && p->fini) {
         struct plugin_call call;
         pthread_mutex_lock (&call_lock);
@@ -1614,6 +1649,7 @@ struct rp_plugin *rp_plugin_inspect (const char *path, rp_error_t *error)
     p->job_event = NULL;
     memset (&p->match, 0, sizeof (p->match));
     memset (&p->shell, 0, sizeof (p->shell));
+    memset (&p->property, 0, sizeof (p->property));
     if (!(p->instance = strdup (p->name))) {
         plugin_close (p);
         rp_error_set (error, ENOMEM, "out of memory");

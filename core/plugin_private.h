@@ -17,6 +17,7 @@
 #include "respol/diag.h"
 #include "respol/error.h"
 #include "respol/plugin.h"
+#include "respol/property.h"
 #include "respol/shell.h"
 
 /* A configuration's log block (core/config.c reads it and owns it; the
@@ -55,10 +56,13 @@ struct rp_plugin {
     struct rp_match_ops match;
     /* Kind shell: the ops its size covers, copied; the others NULL. */
     struct rp_shell_ops shell;
+    /* Kind property: likewise. */
+    struct rp_property_ops property;
 
     json_t *config; /* the configuration block (a reference) */
     void *data;     /* svc->set_data */
     bool initialized;
+    bool in_init; /* inside its init call (rp_property_add_operator) */
     char error[RP_ERROR_TEXT_SIZE]; /* last svc->error text, "" if none */
 
     /* Where svc->log goes: the configuration's log block (owned by it),

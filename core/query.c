@@ -27,6 +27,12 @@
  * Errors quote the query (cut at QUOTE_MAX bytes with "...") and give the
  * byte offset where the problem is; operand errors name the offset of
  * their term and repeat the library's own message.
+ *
+ * An operator a property plugin added (respol/property.h) is written
+ * OPERATOR:VALUE and becomes {"OPERATOR": ["VALUE"]} (the whole operand,
+ * commas included, one value), checked by compiling it with the plugin's
+ * compile.  Operators of the query syntax's own (host, rank...) keep
+ * their meaning.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -38,6 +44,8 @@
 #include "respol/hostlist.h"
 #include "respol/idset.h"
 #include "respol/rset.h"
+
+#include "core/constraint_private.h"
 
 #define QUOTE_MAX 60
 
@@ -250,7 +258,7 @@ static const char *map_operator (const char *name)
     for (size_t i = 0; i < sizeof (map) / sizeof (map[0]); i++)
         if (!strcmp (map[i][0], name))
             return map[i][1];
-    return NULL;
+    return constraint_operator_added (name) ? name : NULL;
 }
 
 /* Append the properties of operand (t->text + start), split at unquoted
@@ -279,11 +287,33 @@ static int add_properties (struct parser *P, const struct term *t, size_t start,
     return 0;
 }
 
+/* Check the operand of a plugin's operator: compile {op: [s]}. */
+static int check_added (struct parser *P, const char *op, const char *s)
+{
+    json_t *o = json_pack ("{s:[s]}", op, s);
+    struct rp_constraint *c;
+    const char *text;
+    rp_error_t e;
+
+    if (!o)
+        return nomem (P);
+    c = rp_constraint_compile (o, &e);
+    json_decref (o);
+    if (c) {
+        rp_constraint_destroy (c);
+        return 0;
+    }
+    text = strncmp (e.text, "constraint: ", 12) ? e.text : e.text + 12;
+    return errno == ENOMEM ? nomem (P) : term_error (P, text);
+}
+
 /* Check a hostlist or ranks operand the way rp_constraint_compile will. */
 static int check_operand (struct parser *P, const char *op, const char *s)
 {
     rp_error_t e;
 
+    if (strcmp (op, "hostlist") != 0 && strcmp (op, "ranks") != 0)
+        return check_added (P, op, s);
     if (!strcmp (op, "hostlist")) {
         struct rp_hostlist *hl = rp_hostlist_decode (s, &e);
         if (!hl)

@@ -281,7 +281,7 @@ static bool is_compute_gpu (hwloc_obj_t o)
            || name_has_prefix (o->name, prefixes);
 }
 
-static hwloc_obj_t pci_ancestor (hwloc_obj_t o)
+hwloc_obj_t rhwloc_pci_ancestor (hwloc_obj_t o)
 {
     while (o && o->type != HWLOC_OBJ_PCI_DEVICE)
         o = o->parent;
@@ -338,7 +338,7 @@ unsigned int rhwloc_gpus (hwloc_topology_t topo, hwloc_obj_t *gpus,
         hwloc_obj_t pci;
         if (!is_compute_gpu (o))
             continue;
-        if ((pci = pci_ancestor (o))) {
+        if ((pci = rhwloc_pci_ancestor (o))) {
             if (pci->userdata == &counted)
                 continue;
             pci->userdata = &counted;
@@ -348,7 +348,7 @@ unsigned int rhwloc_gpus (hwloc_topology_t topo, hwloc_obj_t *gpus,
         n++;
     }
     while ((o = hwloc_get_next_osdev (topo, o))) {
-        hwloc_obj_t pci = pci_ancestor (o);
+        hwloc_obj_t pci = rhwloc_pci_ancestor (o);
         if (pci && pci->userdata == &counted)
             pci->userdata = NULL;
     }

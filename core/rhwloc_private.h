@@ -31,6 +31,9 @@ int rhwloc_load (hwloc_topology_t *topo, const char *xmlfile,
 unsigned int rhwloc_gpus (hwloc_topology_t topo, hwloc_obj_t *gpus,
                           unsigned int max);
 
+/* The PCI device o is (o itself) or is under, or NULL. */
+hwloc_obj_t rhwloc_pci_ancestor (hwloc_obj_t o);
+
 /* hostname if not NULL, else the topology's HostName, else the machine's
  * (written to buf). */
 const char *rhwloc_hostname (hwloc_topology_t topo, const char *hostname,

@@ -750,6 +750,29 @@ bool rp_rset_has_property (const struct rp_rset *r, unsigned int rank,
     return false;
 }
 
+const char *rp_rset_property_value (const struct rp_rset *r, unsigned int rank,
+                                    const char *key)
+{
+    size_t len = key ? strlen (key) : 0;
+    char *prefix;
+    size_t pos;
+
+    if (!r || len == 0 || !(prefix = malloc (len + 2)))
+        return NULL;
+    memcpy (prefix, key, len);
+    memcpy (prefix + len, "=", 2);
+    prop_find (r, prefix, &pos);
+    free (prefix);
+    for (; pos < r->np; pos++) {
+        const char *name = r->p[pos].name;
+        if (strncmp (name, key, len) != 0 || name[len] != '=')
+            break;
+        if (rp_idset_test (r->p[pos].ranks, rank))
+            return name + len + 1;
+    }
+    return NULL;
+}
+
 json_t *rp_rset_properties (const struct rp_rset *r)
 {
     json_t *o;

@@ -47,7 +47,8 @@ fi
 . "$SHARNESS"
 
 if test -n "$respol_copy_plugins"; then
-	for _v in RESPOL_FIXTURE_PLUGINDIR RESPOL_BUILD_PLUGINDIR RESPOL_BUILD_MATCHDIR; do
+	for _v in RESPOL_FIXTURE_PLUGINDIR RESPOL_BUILD_PLUGINDIR RESPOL_BUILD_MATCHDIR \
+		RESPOL_BUILD_SHELLDIR; do
 		eval "_from=\${$_v:-}"
 		test -d "$_from" || continue
 		_to="$SHARNESS_TRASH_DIRECTORY/.plugins/$_v"
@@ -94,6 +95,17 @@ slot_jobspec() {
 	  - {type: slot, count: 1, label: task, with: [$2]}
 	tasks: [{command: [app], slot: task, count: {per_slot: 1}}]
 	attributes: {system: {${3:-duration: 0}}}
+	EOF
+}
+
+# property_config FILE PLUGIN BLOCK: a configuration whose one property
+# plugin is PLUGIN (a name or an absolute path), configured with BLOCK
+# (flow YAML).
+property_config() {
+	cat >"$1" <<-EOF
+	property:
+	  - plugin: $2
+	    config: $3
 	EOF
 }
 

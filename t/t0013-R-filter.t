@@ -15,7 +15,7 @@ D="$RESPOL_DATA/R-filter"
 
 test_expect_success 'R filter --help prints usage on stdout' '
 	respol R filter --help >out &&
-	grep "^Usage: respol R filter CONSTRAINT" out &&
+	grep "^Usage: respol R filter \[--config=FILE\] CONSTRAINT" out &&
 	respol R filter -h >out2 &&
 	test_cmp out out2
 '

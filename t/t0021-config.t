@@ -94,7 +94,7 @@ test_expect_success 'without FILE, $RESPOL_CONFIG is checked' '
 test_expect_success 'run from the build tree, the default is the source tree conf/respol.yaml' '
 	test "$DEFAULT" = "$RESPOL_SRCDIR/conf/respol.yaml" &&
 	env -u RESPOL_CONFIG respol config check >out &&
-	echo "$RESPOL_SRCDIR/conf/respol.yaml: ok: no plugins configured" >expected &&
+	echo "$RESPOL_SRCDIR/conf/respol.yaml: ok: 3 plugins loaded, checked and initialised with their configuration blocks (shell: cpu-affinity, gpu-affinity, openmp); no jobspec was run through them" >expected &&
 	test_cmp expected out
 '
 test_expect_success 'run from the build tree, the shipped plugins are searched in the build tree' '
@@ -189,6 +189,7 @@ test_expect_success 'every error of the file, in order, and nothing is loaded' '
 	    config: [1]
 	property:
 	  - plugin: best-fit
+	    nme: x
 	EOF
 	cat >expected <<-EOF &&
 	respol: config: many.yaml:1:14: plugin-path must be a list of absolute directories
@@ -197,7 +198,7 @@ test_expect_success 'every error of the file, in order, and nothing is loaded' '
 	respol: config: many.yaml:5:5: validate[0]: unknown key '"'"'confg'"'"'; did you mean '"'"'config'"'"'?
 	respol: config: many.yaml:7:11: validate[1]: invalid instance name '"'"'not valid'"'"' (letters, digits, '"'"'-'"'"' and '"'"'_'"'"', 1-64 bytes)
 	respol: config: many.yaml:9:13: validate[2]: '"'"'config'"'"' must be a mapping
-	respol: config: many.yaml:11:5: property plugins are not supported yet
+	respol: config: many.yaml:12:5: property[0]: unknown key '"'"'nme'"'"'; did you mean '"'"'name'"'"'?
 	EOF
 	test_expect_code 1 respol config check many.yaml >out 2>err &&
 	test_must_be_empty out &&
@@ -209,7 +210,7 @@ test_expect_success 'every failing plugin is reported, one message each' '
 	validate:
 	  - plugin: wrong-abi
 	  - plugin: wrong-kind
-	  - plugin: reserved-kind
+	  - plugin: property-fixture
 	  - plugin: no-ops
 	  - plugin: no-descriptor
 	  - plugin: undefined-symbol
@@ -220,7 +221,7 @@ test_expect_success 'every failing plugin is reported, one message each' '
 	cat >expected <<-EOF &&
 	respol: config: plugins.yaml:3:13: validate[0]: $FIX/wrong-abi.so: plugin '"'"'wrong-abi'"'"' was built for ABI version 7, this respol has ABI version 1
 	respol: config: plugins.yaml:4:13: validate[1]: $FIX/wrong-kind.so: plugin '"'"'wrong-kind'"'"' has unknown kind 99
-	respol: config: plugins.yaml:5:13: validate[2]: $FIX/reserved-kind.so: plugin '"'"'reserved-kind'"'"' has kind 3 (property), reserved and not yet supported
+	respol: config: plugins.yaml:5:13: validate[2]: $FIX/property-fixture.so: plugin '"'"'property-fixture'"'"' is a property plugin, configured in the validate stack
 	respol: config: plugins.yaml:6:13: validate[3]: $FIX/no-ops.so: plugin '"'"'no-ops'"'"' has no operations
 	respol: config: plugins.yaml:7:13: validate[4]: $FIX/no-descriptor.so: no descriptor symbol '"'"'respol_plugin'"'"'
 	respol: config: plugins.yaml:8:13: validate[5]: $FIX/undefined-symbol.so: undefined symbol: rp_no_such_function

@@ -77,10 +77,10 @@ test_expect_success 'the shipped plugins export their descriptor and nothing els
 
 # --- the installed default configuration ----------------------------------
 
-test_expect_success 'conf/respol.yaml loads and runs no plugin' '
+test_expect_success 'conf/respol.yaml loads its shell stack and no validator' '
 	cp "$RESPOL_SRCDIR/conf/respol.yaml" default.yaml &&
 	respol config check default.yaml >out &&
-	echo "default.yaml: ok: no plugins configured" >expected &&
+	echo "default.yaml: ok: 3 plugins loaded, checked and initialised with their configuration blocks (shell: cpu-affinity, gpu-affinity, openmp); no jobspec was run through them" >expected &&
 	test_cmp expected out
 '
 test_expect_success 'the example stack commented out in conf/respol.yaml loads' '

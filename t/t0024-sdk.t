@@ -80,10 +80,14 @@ test_expect_success 'the installed files' '
 	test -f "$PREFIX/include/respol/plugin.h" &&
 	test -f "$PREFIX/include/respol/jobspec.h" &&
 	test -f "$PREFIX/include/respol/config.h" &&
+	test -f "$PREFIX/include/respol/property.h" &&
 	test -f "$LIBDIR/librespol.so" &&
 	ls "$PLUGINDIR"/*.so | sed "s|^$PLUGINDIR/||" >plugins &&
-	printf "%s\n" feasibility.so first.so high.so limits.so locality.so low.so \
-		pack.so queues.so require-duration.so spread.so user-limits.so >expected &&
+	printf "%s\n" cpu-affinity.so feasibility.so first.so gpu-affinity.so \
+		high.so hostlist-properties.so hwloc-properties.so limits.so \
+		locality.so low.so mem-affinity.so openmp.so pack.so \
+		property-compare.so queues.so require-duration.so spread.so \
+		user-limits.so >expected &&
 	test_cmp expected plugins &&
 	ls "$EXAMPLES" >examples &&
 	printf "%s\n" README.md respol.yaml site-match-policy.c site-validator.c \

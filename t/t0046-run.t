@@ -117,7 +117,9 @@ test_expect_success 'SIGTERM is forwarded to the tasks' '
 	echo "got TERM" >expected &&
 	test_cmp expected out
 '
-test_expect_success 'a second SIGINT within 2 s kills the tasks' '
+# interrupt_twice: start a job whose task survives one SIGINT, send two
+# (the second once the first has reached the task); prints the exit code.
+interrupt_twice() {
 	rm -f ready got-int &&
 	env --default-signal=INT respol run sh -c \
 		"trap \"touch got-int\" INT; touch ready; sleep 30; sleep 30" 2>err &
@@ -125,8 +127,18 @@ test_expect_success 'a second SIGINT within 2 s kills the tasks' '
 	for i in $(seq 100); do test -e ready && break; sleep 0.1; done &&
 	kill -INT $pid &&
 	for i in $(seq 100); do test -e got-int && break; sleep 0.1; done &&
-	kill -INT $pid &&
-	test_expect_code 137 wait $pid &&
+	kill -INT $pid
+	wait $pid
+	echo $?
+}
+# The window is two seconds: on a loaded machine the second interrupt may
+# come later, so the test tries three times.
+test_expect_success 'a second SIGINT within 2 s kills the tasks' '
+	for try in 1 2 3; do
+		code=$(interrupt_twice) &&
+		test "$code" = 137 && break
+	done &&
+	test "$code" = 137 &&
 	grep "^respol: run: interrupted twice: killing the tasks$" err
 '
 
@@ -154,6 +166,12 @@ test_expect_success 'a plugin variable reaches the task' '
 	echo world >expected &&
 	test_cmp expected out
 '
+test_expect_success 'a thread started during setup does not take SIGCHLD' '
+	for i in 1 2 3 4 5; do
+		timeout 20 respol run --config=fixture.yaml -o fixture-thread -n2 \
+			true || return 1
+	done
+'
 test_expect_success 'a plugin binding is applied to the task' '
 	respol run --config=fixture.yaml -o fixture-cpus=0-0 \
 		grep Cpus_allowed_list /proc/self/status >out &&
@@ -177,11 +195,36 @@ test_expect_success 'a plugin that fails in task_exec: the task does not run' '
 	! test -e ran
 '
 
+test_expect_success 'cpu-affinity: two tasks on two different cores' '
+	printf "plugin-path: [%s]\nshell:\n  - plugin: cpu-affinity\n" \
+		"$RESPOL_BUILD_SHELLDIR" >affinity.yaml &&
+	respol run --config=affinity.yaml -n2 -l \
+		grep Cpus_allowed_list /proc/self/status >out &&
+	sed -n "s/^0: Cpus_allowed_list:\t//p" out >cpus0 &&
+	sed -n "s/^1: Cpus_allowed_list:\t//p" out >cpus1 &&
+	test -s cpus0 && test -s cpus1 &&
+	test "$(respol idset intersect "$(cat cpus0)" "$(cat cpus1)")" = "" &&
+	test "$(respol idset count "$(cat cpus0)")" = 1
+'
+test_expect_success 'cpu-affinity=off: the tasks run unbound' '
+	respol run --config=affinity.yaml -o cpu-affinity=off -n2 -l \
+		grep Cpus_allowed_list /proc/self/status >out &&
+	test $(sed "s/^[01]: //" out | sort -u | wc -l) -eq 1
+'
+
 # --- refusals ---------------------------------------------------------------------
 
 test_expect_success 'more cores than this machine has: never satisfiable, exit 1' '
 	test_expect_code 1 respol run -n $((NCORES + 1)) true 2>err &&
 	grep "^respol: run: never satisfiable: " err
+'
+test_expect_success 'constraint operators of the configuration'"'"'s plugins are known to --requires' '
+	printf "property:\n  - plugin: property-compare\n    config: {keys: [memory]}\n" \
+		>compare.yaml &&
+	test_error 1 "respol: run: --requires: constraint query: \"memory-ge:1G\": unknown operator ${Q}memory-ge${Q} at offset 0" \
+		respol run --requires=memory-ge:1G true &&
+	test_error 1 "respol: run: never satisfiable: needs 1 slot of 1 core, 0 fit matching the constraints" \
+		respol run --config=compare.yaml --requires=memory-ge:1G true
 '
 test_expect_success 'a validator rejects the job: nothing runs, exit 1' '
 	test_expect_code 1 respol run --config=reject.yaml touch ran 2>err &&

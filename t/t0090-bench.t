@@ -81,4 +81,14 @@ test_expect_success 'bench-run --quick prints its table' '
 test_expect_success 'bench-run rejects an unknown option (exit 2)' '
 	test_expect_code 2 "$BENCH/bench-run" --frobnicate
 '
+test_expect_success 'bench-binding --quick prints its table' '
+	"$BENCH/bench-binding" --quick >out &&
+	grep "^| jobspec (256 tasks on one node) | stack" out &&
+	grep "^| 8 slots of 8 cores + 1 GPU, per_slot 32 | cpu-affinity gpu-affinity mem-affinity openmp | 1 |" out &&
+	grep "^| 1 slot of the node (64 cores, 8 GPUs), per_slot 256 | none (layout and topology) | 1 |" out
+'
+test_expect_success 'bench-binding fails clearly without the plugins' '
+	test_expect_code 1 "$BENCH/bench-binding" --quick --plugins=/nonexistent 2>err &&
+	grep "^bench-binding: cannot copy /nonexistent/cpu-affinity.so" err
+'
 test_done

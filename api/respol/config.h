@@ -18,8 +18,10 @@
  *       config: {queue: debug}           # plugin's own name)
  *   match:                               # match policies (respol/match.h)
  *     - plugin: first                    # the first entry is the default
- *   property: []   # reserved stacks: any entry is an error for now
- *   shell: []
+ *   property:                            # property plugins (respol/
+ *     - plugin: hostlist-properties       # property.h): run in order when
+ *       config: {gpu: "node[0-3]"}        # an inventory is built
+ *   shell: []                            # job-shell plugins (respol/shell.h)
  *   log:                                 # plugins' svc->log messages
  *     level: info     # err|warning|notice|info|debug or 3-7 (warning)
  *     to: syslog      # stderr (the default), syslog, or /an/absolute/file

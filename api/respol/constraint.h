@@ -22,10 +22,11 @@
  * match none (a target is in no member of an empty union).  "not" with
  * two or more values is an error.
  *
- * The operators live in a table inside core/constraint.c: each one is a
- * name and three functions (compile its values, match a target, free).
- * That table is the place where a property plugin will later add its own
- * operators; nothing about it is public yet.
+ * Property plugins add operators by name (rp_property_add_operator,
+ * respol/property.h): compiled and matched by the plugin's functions,
+ * which read the target through the rp_constraint_target accessors below
+ * (its rank, host name, properties and valued properties "KEY=VALUE").
+ * Built-in names cannot be taken.
  *
  * Bounds: constraints nest at most RP_CONSTRAINT_MAX_DEPTH levels ({} and
  * {"properties": [...]} are one level, {"not": [{...}]} two).
@@ -79,8 +80,36 @@ bool rp_constraint_match (const struct rp_constraint *c, unsigned int rank,
                           const char *hostname,
                           rp_constraint_property_f has_property, void *arg);
 
+/* The target's value for key: the VALUE of a property "KEY=VALUE" it has
+ * (respol/property.h), or NULL.  arg is the pointer given to
+ * rp_constraint_match_values. */
+typedef const char *(*rp_constraint_value_f) (const char *key, void *arg);
+
+/* rp_constraint_match for a target that may have valued properties
+ * (value_of NULL: it has none), which operators added by property plugins
+ * read. */
+bool rp_constraint_match_values (const struct rp_constraint *c,
+                                 unsigned int rank, const char *hostname,
+                                 rp_constraint_property_f has_property,
+                                 rp_constraint_value_f value_of, void *arg);
+
+/* A target as an operator's match sees it (respol/property.h).  Opaque;
+ * borrowed for the call, and so is every string its accessors return. */
+struct rp_constraint_target;
+unsigned int rp_constraint_target_rank (const struct rp_constraint_target *t);
+/* NULL when the target has no name. */
+const char *
+rp_constraint_target_hostname (const struct rp_constraint_target *t);
+/* As the "properties" operator asks: "a" also when it has "a@suffix". */
+bool rp_constraint_target_has_property (const struct rp_constraint_target *t,
+                                        const char *name);
+/* The value for key (rp_constraint_value_f), or NULL. */
+const char *rp_constraint_target_value (const struct rp_constraint_target *t,
+                                        const char *key);
+
 /* True when target rank of r satisfies c; false when rank is not a target
- * of r.  Properties follow rp_rset_has_property. */
+ * of r.  Properties follow rp_rset_has_property, values
+ * rp_rset_property_value. */
 bool rp_constraint_match_rset (const struct rp_constraint *c,
                                const struct rp_rset *r, unsigned int rank);
 

@@ -228,6 +228,12 @@ bool rp_graph_vertex_has_property (const struct rp_graph *g, rp_vertex_t v,
 const char *rp_graph_vertex_property (const struct rp_graph *g,
                                       rp_vertex_t v, const char *name);
 json_t *rp_graph_vertex_properties (const struct rp_graph *g, rp_vertex_t v);
+/* The vertex's value for key, as constraint operators read it
+ * (respol/property.h): the value of its property key when that has one,
+ * else the VALUE of its first property (in byte order) named
+ * "KEY=VALUE"; NULL when none.  Borrowed until the properties change. */
+const char *rp_graph_vertex_property_value (const struct rp_graph *g,
+                                            rp_vertex_t v, const char *key);
 /* Tags, likewise. */
 bool rp_graph_vertex_has_tag (const struct rp_graph *g, rp_vertex_t v,
                               const char *key);

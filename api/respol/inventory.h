@@ -42,7 +42,8 @@
  *   drain            {"idset", "nodelist", "reason"?, "overwrite"}
  *   undrain          {"idset", "nodelist", "overwrite", "reason"?}
  *   down, up, shrink {"idset", "nodelist"}
- *   property-add, property-remove  {"properties": {NAME: IDSET}}
+ *   property-add, property-remove  {"properties": {NAME: IDSET},
+ *                                   "plugin"?: INSTANCE}
  *   resource-update  {"expiration"}
  * A redefinition (a new R or exclusion) keeps the state of every target
  * whose host is still there, under its new rank, and starts properties
@@ -57,17 +58,16 @@
  * DIR/lock) for as long as the inventory is open; readers take none and
  * may follow what writers append (rp_inventory_refresh).
  *
- * Property plugins (a plugin kind still to come) have two seams here:
- * properties that describe hardware or site rules belong in the R given
- * to rp_inventory_define (rp_rset_property_add before it), and changes at
- * run time go through rp_inventory_property_add / _remove, which log them
- * and reach schedulers as RFC 28 property-add / property-remove.  Who
- * added a property is not recorded yet: "a plugin cannot remove a
- * property it did not add" will need an owner in those events' contexts
- * (replay refuses unknown keys today, so that is a format change to make
- * on purpose).  The matcher reads properties through
- * rp_matcher_set_properties, where operators a plugin adds would read
- * them too.
+ * Property plugins (respol/property.h) annotate an inventory after it is
+ * defined (rp_inventory_annotate): what they add and take back is logged
+ * as property-add and property-remove events whose context also names the
+ * plugin instance ({"properties": {...}, "plugin": "NAME"}), which makes
+ * it the owner of what it added: replay and compaction keep who owns what,
+ * and a plugin may only remove what it owns.  An administrator's
+ * rp_inventory_property_remove ends every ownership of what it removes.
+ * All of it reaches schedulers as RFC 28 property-add / property-remove.
+ * The matcher reads properties through rp_matcher_set_properties and
+ * rp_matcher_set_values, where operators plugins add read them too.
  *
  * Costs: an operation costs in the targets it names (a binary search
  * each) plus the ranges of the idsets it changes; rp_inventory_up and the

@@ -202,6 +202,17 @@ typedef bool (*rp_matcher_property_f) (unsigned int rank, const char *name,
 void rp_matcher_set_properties (struct rp_matcher *m, rp_matcher_property_f fn,
                                 void *arg);
 
+/* The value for key of the execution target of rank (a property
+ * "KEY=VALUE", respol/property.h), or NULL; borrowed until the next
+ * change of properties.  arg: as given to rp_matcher_set_values. */
+typedef const char *(*rp_matcher_value_f) (unsigned int rank, const char *key,
+                                           void *arg);
+/* Likewise for the values that operators added by property plugins read:
+ * with fn set, they ask fn; fn NULL: the graph's vertex properties
+ * (rp_graph_vertex_property_value). */
+void rp_matcher_set_values (struct rp_matcher *m, rp_matcher_value_f fn,
+                            void *arg);
+
 /* RFC 27 hello: make job jobid hold exactly the cores and GPUs that R
  * (borrowed) gives it, rank by rank, as an allocation of those would
  * (cores and GPUs exclusive, the vertices above them shared), also on

@@ -34,11 +34,9 @@
  *
  * Kinds: RP_PLUGIN_VALIDATE (jobspec validators) and RP_PLUGIN_MATCH
  * (match policies) are defined here, RP_PLUGIN_SHELL (the job shell's
- * task hooks: CPU, GPU and memory binding, environment) in respol/shell.h.
- * RP_PLUGIN_PROPERTY (constraint operators and property handling) is
- * reserved: its number is fixed and its ops struct will be defined by the
- * release that builds it.  The host refuses to load a plugin of a
- * reserved kind until then.
+ * task hooks: CPU, GPU and memory binding, environment) in respol/shell.h,
+ * RP_PLUGIN_PROPERTY (properties of execution targets, constraint
+ * operators) in respol/property.h.
  *
  * Threads: the host calls a plugin instance from one thread at a time.
  */
@@ -79,7 +77,7 @@ extern "C" {
 enum rp_plugin_kind {
     RP_PLUGIN_VALIDATE = 1, /* jobspec validator: struct rp_validate_ops */
     RP_PLUGIN_MATCH = 2,    /* match policy: struct rp_match_ops */
-    RP_PLUGIN_PROPERTY = 3, /* reserved: constraint operators, properties */
+    RP_PLUGIN_PROPERTY = 3, /* properties, operators: respol/property.h */
     RP_PLUGIN_SHELL = 4,    /* job-shell task hooks: respol/shell.h */
 };
 
@@ -169,7 +167,9 @@ struct rp_plugin_desc {
 
     /* The kind's operations: const struct rp_validate_ops * for
      * RP_PLUGIN_VALIDATE, const struct rp_match_ops * for
-     * RP_PLUGIN_MATCH.  Required. */
+     * RP_PLUGIN_MATCH, const struct rp_property_ops * for
+     * RP_PLUGIN_PROPERTY, const struct rp_shell_ops * for
+     * RP_PLUGIN_SHELL.  Required. */
     const void *ops;
 
     /* The keys the configuration block may hold, NULL-terminated, e.g.

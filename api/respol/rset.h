@@ -137,6 +137,12 @@ int rp_rset_property_remove (struct rp_rset *r, const char *name,
 /* True when target rank has name, directly or as "name@suffix". */
 bool rp_rset_has_property (const struct rp_rset *r, unsigned int rank,
                            const char *name);
+/* The value of key on target rank: the VALUE of the first property (in
+ * byte order) named "KEY=VALUE" that rank has, or NULL (also for key NULL
+ * or empty).  Borrowed until the properties change.  O(log properties +
+ * values of key). */
+const char *rp_rset_property_value (const struct rp_rset *r, unsigned int rank,
+                                    const char *key);
 /* The properties object {name: idset string}.  Caller must json_decref. */
 json_t *rp_rset_properties (const struct rp_rset *r);
 /* Drop instance-local ('+'-prefixed) properties.  */

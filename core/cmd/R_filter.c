@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: LGPL-3.0-or-later */
 /* respol R filter: the execution targets of R that satisfy a constraint.
  *
- *   respol R filter CONSTRAINT  < R
+ *   respol R filter [--config=FILE] CONSTRAINT  < R
  *
  * stdin holds one or more concatenated R objects (RFC 20); their union
  * (rp_rset_add) is filtered.
  * CONSTRAINT is an RFC 31 JSON object when its first non-blank character
  * is '{', else an RFC 35 query (api/respol/constraint.h).  The matching
- * subset is printed as compact R with sorted keys.
+ * subset is printed as compact R with sorted keys.  With --config, the
+ * configuration is loaded first, so the operators its property plugins
+ * add (respol/property.h) are known; without it none is loaded.
  *
  * Errors follow the other `respol R` subcommands (core/cmd/R.c):
  * "respol: R: filter: message", exit 1 for a bad constraint or bad R,
@@ -30,7 +32,7 @@
 
 static void usage (FILE *f)
 {
-    fprintf (f, "Usage: respol R filter CONSTRAINT < R\n\n"
+    fprintf (f, "Usage: respol R filter [--config=FILE] CONSTRAINT < R\n\n"
                 "Print the execution targets of R (the union of the R objects "
                 "on stdin)\n"
                 "that satisfy CONSTRAINT: RFC 31 JSON ({\"properties\": "
@@ -40,7 +42,9 @@ static void usage (FILE *f)
                 "parentheses).  A query that starts with '-' needs '--' "
                 "before it.\n\n"
                 "Options:\n"
-                "  -h, --help   print this message\n");
+                "      --config=FILE  a configuration whose property plugins "
+                "add operators\n"
+                "  -h, --help         print this message\n");
 }
 
 #define die(...) cmd_die (SUB, "filter: " __VA_ARGS__)
@@ -109,12 +113,16 @@ static struct rp_rset *read_rset (void)
     return r;
 }
 
+enum { OPT_CONFIG = 256 };
+
 static const struct option longopts[] = {
     { "help", no_argument, NULL, 'h' },
+    { "config", required_argument, NULL, OPT_CONFIG },
     { NULL, 0, NULL, 0 },
 };
 
-static void parse_options (int argc, char **argv)
+/* The options; *config: --config's value, else NULL. */
+static void parse_options (int argc, char **argv, const char **config)
 {
     char buf[CMD_OPTION_ERROR_SIZE];
     int c;
@@ -122,6 +130,10 @@ static void parse_options (int argc, char **argv)
     optind = 0;
     opterr = 0;
     while ((c = getopt_long (argc, argv, "h", longopts, NULL)) != -1) {
+        if (c == OPT_CONFIG) {
+            *config = optarg;
+            continue;
+        }
         if (c != 'h')
             usage_error ("%s", cmd_option_error (buf, sizeof (buf), c, argv,
                                                  "h", longopts));
@@ -132,17 +144,21 @@ static void parse_options (int argc, char **argv)
 
 int cmd_R_filter (int argc, char **argv)
 {
+    struct rp_config *cfg = NULL;
+    const char *config = NULL;
     struct rp_constraint *c;
     struct rp_rset *r;
     struct rp_rset *result;
     rp_error_t error;
     char *s;
 
-    parse_options (argc, argv);
+    parse_options (argc, argv, &config);
     if (optind == argc)
         usage_error ("missing CONSTRAINT argument");
     if (argc - optind > 1)
         usage_error ("unexpected argument '%s'", argv[optind + 1]);
+    if (config && !(cfg = cmd_load_config (SUB, config)))
+        exit (EXIT_INPUT);
     c = compile_arg (argv[optind]);
     r = read_rset ();
     if (!(result = rp_constraint_filter_rset (c, r, &error)))
@@ -156,5 +172,6 @@ int cmd_R_filter (int argc, char **argv)
     rp_rset_destroy (result);
     rp_rset_destroy (r);
     rp_constraint_destroy (c);
+    rp_config_destroy (cfg);
     return 0;
 }

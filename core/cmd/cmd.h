@@ -116,6 +116,11 @@ struct cmd_create_extra {
     void (*fn) (int c, const char *arg, void *ctx);
     void *ctx;
     void (*usage) (FILE *f);
+    /* Or NULL: called once the options are read, before the jobspec is
+     * built and checked (respol run loads its configuration there: its
+     * property plugins may add the constraint operators --requires
+     * uses). */
+    void (*prepare) (void *ctx);
 };
 json_t *cmd_jobspec_from_args (const char *sub, int argc, char **argv,
                                const struct cmd_create_extra *x);

@@ -154,6 +154,7 @@ int cmd_job_run (const struct cmd_job *j)
         return status;
     }
     if (j->dry_run) {
+        cmd_launch_unblock_signals ();
         status = 0;
         if (rp_shell_exit (sh, &error) < 0) {
             cmd_warn (j->sub, "%s", error.text);

@@ -24,6 +24,7 @@
 
 #include "cmd.h"
 #include "job.h"
+#include "launch.h"
 
 #define SUB "shell"
 
@@ -165,12 +166,15 @@ int cmd_shell (int argc, char **argv)
     rp_error_t error;
     int status;
 
+    cmd_launch_block_signals (); /* before any thread starts (launch.h) */
     parse (&o, argc, argv);
     cmd_memory_limit (SUB, NULL);
     R = load_R (o.R);
-    js = cmd_load_jobspec (SUB, argv[optind], RP_JOBSPEC_V1);
+    /* The configuration first: its plugins may add constraint operators
+     * the jobspec uses. */
     if (!(cfg = cmd_load_config (SUB, o.config)))
         exit (EXIT_INPUT);
+    js = cmd_load_jobspec (SUB, argv[optind], RP_JOBSPEC_V1);
     if (!o.job.xml) {
         cmd_hwloc_quick_begin ();
         if (rp_topology_load_local (&topo, &error) < 0)

@@ -380,15 +380,27 @@ static void bad_option (int c, char **argv)
                                          longopts));
 }
 
+/* Kept as text until every option is read: the configuration that a
+ * command loads before it builds the jobspec may add operators. */
 static void add_requires (struct create *cr, const char *query)
 {
-    rp_error_t error;
-    json_t *o = rp_constraint_query_parse (query, &error);
-
-    if (!o)
-        die ("--requires: %s", error.text);
-    if (json_array_append_new (cr->constraints, o) < 0)
+    if (json_array_append_new (cr->constraints, json_string (query)) < 0)
         nomem ();
+}
+
+static void parse_requires (struct create *cr)
+{
+    size_t i;
+    json_t *q;
+
+    json_array_foreach (cr->constraints, i, q) {
+        rp_error_t error;
+        json_t *o = rp_constraint_query_parse (json_string_value (q), &error);
+        if (!o)
+            die ("--requires: %s", error.text);
+        if (json_array_set_new (cr->constraints, i, o) < 0)
+            nomem ();
+    }
 }
 
 static void add_setopt (struct create *cr, const char *arg)
@@ -742,6 +754,9 @@ static json_t *create (struct create *cr, int argc, char **argv,
     *cmdind = optind;
     check_counts (cr);
     env_warn_skipped (&cr->env);
+    if (x && x->prepare)
+        x->prepare (x->ctx);
+    parse_requires (cr);
     jobspec = make_jobspec (cr, argc - optind, argv + optind);
     if (check_jobspec (jobspec) < 0) {
         json_decref (jobspec);

@@ -422,18 +422,44 @@ static void read_signals (struct launcher *la)
         on_signal (la, (int)si.ssi_signo);
 }
 
+/* The launcher's signals, and the mask the process had before it blocked
+ * them (which the tasks get back). */
+static sigset_t launch_set, launch_oldmask;
+static bool launch_blocked;
+
+static void launch_signals (sigset_t *set)
+{
+    sigemptyset (set);
+    for (size_t i = 0; forwarded[i]; i++)
+        sigaddset (set, forwarded[i]);
+    sigaddset (set, SIGCHLD);
+    sigaddset (set, SIGTSTP);
+    sigaddset (set, SIGCONT);
+}
+
+void cmd_launch_block_signals (void)
+{
+    if (launch_blocked)
+        return;
+    launch_signals (&launch_set);
+    if (sigprocmask (SIG_BLOCK, &launch_set, &launch_oldmask) == 0)
+        launch_blocked = true;
+}
+
+void cmd_launch_unblock_signals (void)
+{
+    if (launch_blocked)
+        sigprocmask (SIG_SETMASK, &launch_oldmask, NULL);
+    launch_blocked = false;
+}
+
 static int signals_setup (struct launcher *la)
 {
-    sigset_t set;
-
-    sigemptyset (&set);
-    for (size_t i = 0; forwarded[i]; i++)
-        sigaddset (&set, forwarded[i]);
-    sigaddset (&set, SIGCHLD);
-    sigaddset (&set, SIGTSTP);
-    sigaddset (&set, SIGCONT);
-    if (sigprocmask (SIG_BLOCK, &set, &la->oldmask) < 0
-        || (la->sigfd = signalfd (-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) < 0) {
+    cmd_launch_block_signals ();
+    la->oldmask = launch_oldmask;
+    if (!launch_blocked
+        || (la->sigfd = signalfd (-1, &launch_set, SFD_NONBLOCK | SFD_CLOEXEC))
+               < 0) {
         cmd_warn (la->l->sub, "signalfd: %s", strerror (errno));
         return -1;
     }
@@ -445,7 +471,7 @@ static void signals_restore (struct launcher *la)
 {
     if (la->sigfd >= 0)
         close (la->sigfd);
-    sigprocmask (SIG_SETMASK, &la->oldmask, NULL);
+    cmd_launch_unblock_signals ();
     signal (SIGPIPE, SIG_DFL);
 }
 

@@ -57,6 +57,17 @@ struct cmd_launch {
     const struct rp_taskmap *map; /* the job's task map, for PMI */
 };
 
+/* Block the signals the launcher reads (those above and SIGCHLD) in this
+ * thread, so that every thread started later inherits the mask: call it
+ * first, before anything that may start threads (hwloc's discovery loads
+ * GPU drivers, e.g. an OpenCL runtime, whose threads would otherwise
+ * take SIGCHLD or SIGTERM with the default action: a lost child, or the
+ * launcher killed).  cmd_launch calls it too; unblock restores the mask
+ * (a dry run's caller, before it exits: a Ctrl-C that came meanwhile is
+ * then delivered). */
+void cmd_launch_block_signals (void);
+void cmd_launch_unblock_signals (void);
+
 /* Run the tasks of sh (initialized with rp_shell_init), then its
  * shell_exit.  Returns the exit status above; prints why on stderr when
  * a task could not be started (the others are then killed, exit 1). */

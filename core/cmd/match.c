@@ -317,8 +317,10 @@ static int satisfiability (struct rp_matcher *m, const struct rp_jobspec *js,
 static int run (const char *op, const char *path, struct options *o)
 {
     struct rp_graph *g = cmd_resources_load (SUB, &o->res);
-    struct rp_jobspec *js = cmd_load_jobspec (SUB, path, o->profile);
+    /* The configuration first: its property plugins' operators must be
+     * known when the jobspec's constraints are read. */
     struct rp_config *cfg = cmd_match_config (SUB, o->config);
+    struct rp_jobspec *js = cmd_load_jobspec (SUB, path, o->profile);
     struct rp_matcher *m = cmd_matcher_create (SUB, g, cfg, o->policy);
     rp_error_t error;
     char buf[sizeof (error.text) + 32];

@@ -15,9 +15,9 @@
  *   respol resource import-flux-eventlog FILE
  *   respol resource compact
  * with, for every subcommand, --state=DIR and the definition options
- * (--resources=FILE, -R FILE, --local, --xml=FILE, --hostname, --exclude)
- * and --now=SECONDS.  TARGETS is an RFC 22 idset of ranks or an RFC 29
- * hostlist of host names.
+ * (--resources=FILE, -R FILE, --local, --xml=FILE, --hostname, --exclude,
+ * --config=FILE) and --now=SECONDS.  TARGETS is an RFC 22 idset of ranks
+ * or an RFC 29 hostlist of host names.
  *
  * Choices a reader would otherwise rediscover:
  * - The state directory is --state, else $RESPOL_STATE_DIR, else the
@@ -26,6 +26,12 @@
  * - A definition option defines (or redefines) the resources before the
  *   subcommand runs; nothing is logged when it gives what is defined.
  *   Read-only subcommands take no lock unless a definition is given.
+ * - After each definition the configuration's property stack runs over
+ *   the inventory (rp_inventory_annotate; the configuration is loaded
+ *   only then: --config, else $RESPOL_CONFIG, else the installed one).
+ *   With --local or --xml the plugins get rank 0's hardware facts
+ *   (rp_hardware_from_hwloc).  A plugin that fails exits 3, one that
+ *   breaks the host's rules 1, as respol run does for shell plugins.
  * - status groups targets by state (avail, exclude, removed, drained;
  *   "*" after a target that is down, as flux marks offline ones) with
  *   their reason and time; TIME and REASON columns are left out when no
@@ -51,6 +57,7 @@
 #include <respol/acquire.h>
 #include <respol/document.h>
 #include <respol/inventory.h>
+#include <respol/property.h>
 #include <respol/rset.h>
 
 #include "core/paths.h"
@@ -70,6 +77,7 @@ enum {
     OPT_NOW,
     OPT_JSON,
     OPT_FOLLOW,
+    OPT_CONFIG,
 };
 
 static const struct option opts[] = {
@@ -87,9 +95,11 @@ static const struct option opts[] = {
     { "force", no_argument, NULL, 'f' },
     { "update", no_argument, NULL, 'u' },
     { "follow", no_argument, NULL, OPT_FOLLOW },
+    { "config", required_argument, NULL, OPT_CONFIG },
+    { "verbose", no_argument, NULL, 'v' },
     { NULL, 0, NULL, 0 },
 };
-#define SHORTOPTS "+hR:nfu"
+#define SHORTOPTS "+hR:nfuv"
 
 struct options {
     const char *state;
@@ -98,6 +108,7 @@ struct options {
     const char *xml;
     const char *hostname;
     const char *exclude;
+    const char *config;
     bool local;
     double now;
     bool json;
@@ -167,6 +178,13 @@ static void usage (FILE *f)
         "      --hostname=NAME   the host name for --local and --xml\n"
         "      --exclude=TARGETS targets excluded (with -R, --local, "
         "--xml)\n"
+        "      --config=FILE     the configuration whose property plugins "
+        "annotate\n"
+        "                        the resources defined (default "
+        "$" RP_CONFIG_ENV ",\n"
+        "                        else the installed one)\n"
+        "  -v, --verbose         print plugin messages up to info (-vv: "
+        "debug)\n"
         "      --now=SECONDS     the time of the operation (default: now)\n"
         "      --json            list, status, drain: JSON\n"
         "  -n, --no-header       list, status, drain: no header line\n"
@@ -287,6 +305,34 @@ static struct rp_rset *defined_rset (const struct options *o,
     return R;
 }
 
+/* Run the property stack over what was just defined. */
+static void annotate (struct ctx *c)
+{
+    const struct options *o = c->o;
+    struct rp_config *cfg = cmd_load_config (SUB, o->config);
+    json_t *hw = NULL, *facts = NULL;
+    rp_error_t e;
+    int rc, errnum;
+
+    if (!cfg)
+        exit (EXIT_INPUT);
+    if (rp_stack_count (rp_config_stack (cfg, RP_PLUGIN_PROPERTY)) > 0
+        && (o->local || o->xml)) {
+        if (!(facts = rp_hardware_from_hwloc (o->xml, &e)))
+            cmd_die (SUB, "%s", e.text);
+        if (!(hw = json_pack ("{s:o}", "0", facts)))
+            cmd_die (SUB, "out of memory");
+    }
+    rc = rp_inventory_annotate (c->inv, cfg, hw, now_of (o), &e);
+    errnum = errno;
+    json_decref (hw);
+    rp_config_destroy (cfg);
+    if (rc < 0) {
+        cmd_warn (SUB, "%s", e.text);
+        exit (errnum == EPROTO ? EXIT_PLUGIN : EXIT_INPUT);
+    }
+}
+
 static void define (struct ctx *c)
 {
     const struct options *o = c->o;
@@ -310,6 +356,7 @@ static void define (struct ctx *c)
         cmd_die (SUB, "%s", e.text);
     rp_rset_destroy (R);
     rp_idset_destroy (ex);
+    annotate (c);
 }
 
 static bool defining (const struct options *o)
@@ -1039,6 +1086,10 @@ static void set_option (struct options *o, int c)
         o->update = true;
     else if (c == OPT_FOLLOW)
         o->follow = true;
+    else if (c == OPT_CONFIG)
+        o->config = optarg;
+    else if (c == 'v')
+        cmd_verbose ();
     else if (cmd_parse_now (optarg, &o->now) < 0)
         cmd_usage_error (SUB, "--now: '%s' is not a number of seconds", optarg);
 }
@@ -1080,6 +1131,10 @@ static void check_options (const struct options *o, const struct subcommand *s)
         cmd_usage_error (SUB, "one of --resources, -R, --local, --xml");
     if (o->hostname && !o->local && !o->xml)
         cmd_usage_error (SUB, "--hostname is for --local and --xml");
+    if (o->config && !defs)
+        cmd_usage_error (SUB, "--config is for --resources, -R, --local and "
+                              "--xml (its property plugins annotate what they "
+                              "define)");
     if (o->exclude && (!defs || o->resources))
         cmd_usage_error (SUB, "--exclude is for -R, --local and --xml (a "
                               "resources file has its own exclude)");

@@ -37,6 +37,7 @@
 #include "bindmap.h"
 #include "cmd.h"
 #include "job.h"
+#include "launch.h"
 
 #define SUB "run"
 
@@ -58,7 +59,18 @@ struct run_options {
     struct cmd_job job;
     const char *config;
     const char *policy;
+    struct rp_config *cfg;
 };
+
+/* Before the jobspec is built: the configuration, whose plugins may add
+ * constraint operators. */
+static void load_config (void *ctx)
+{
+    struct run_options *o = ctx;
+
+    if (!(o->cfg = cmd_load_config (SUB, o->config)))
+        exit (EXIT_INPUT);
+}
 
 static void usage (FILE *f)
 {
@@ -173,11 +185,11 @@ static struct rp_rset *allocate (struct rp_graph *g, struct rp_config *cfg,
     return R;
 }
 
-int cmd_run (int argc, char **argv)
+static int run (int argc, char **argv)
 {
     struct run_options o = { .job.sub = SUB };
-    const struct cmd_create_extra extra = { run_opts, "lv", run_option, &o,
-                                            usage };
+    const struct cmd_create_extra extra = { run_opts, "lv",       run_option,
+                                            &o,       usage,      load_config };
     json_t *root = cmd_jobspec_from_args (SUB, argc, argv, &extra);
     struct rp_diags *d = rp_diags_create ();
     struct rp_jobspec *js;
@@ -198,8 +210,7 @@ int cmd_run (int argc, char **argv)
         exit (EXIT_INPUT);
     rp_diags_destroy (d);
     cmd_memory_limit (SUB, NULL);
-    if (!(cfg = cmd_load_config (SUB, o.config)))
-        exit (EXIT_INPUT);
+    cfg = o.cfg;
     if (!(ctx = cmd_context (&(struct cmd_who){ 0 }, js, &error)))
         cmd_die (SUB, "%s", error.text);
     if ((status = validate (cfg, &js, ctx)) != 0)
@@ -232,4 +243,10 @@ done:
     rp_config_destroy (cfg);
     rp_jobspec_destroy (js);
     return status;
+}
+
+int cmd_run (int argc, char **argv)
+{
+    cmd_launch_block_signals (); /* before any thread starts (launch.h) */
+    return run (argc, argv);
 }

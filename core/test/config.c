@@ -232,8 +232,9 @@ static const struct syntax_test syntax_tests[] = {
       "@:6:11: match[0]: instance name 'a' is used twice" },
     { "match not a list", "match: first\n",
       "@:1:8: match must be a list of plugin entries" },
-    { "a property entry", "property: [{plugin: x}]\n",
-      "@:1:12: property plugins are not supported yet" },
+    { "a property entry is read as every entry is",
+      "property: [{plugin: x, nme: y}]\n",
+      "@:1:24: property[0]: unknown key 'nme'; did you mean 'name'?" },
     { "shell not a list", "shell: {}\n",
       "@:1:8: shell must be a list of plugin entries" },
     { "a configuration that is not a mapping", "- a\n- b\n",
@@ -412,7 +413,7 @@ static void test_stacks_api (void)
     ok (rp_config_stack (cfg, 5) == NULL, "rp_config_stack (kind 5): NULL");
     ok (rp_config_stack (cfg, RP_PLUGIN_SHELL) != NULL
             && rp_stack_count (rp_config_stack (cfg, RP_PLUGIN_SHELL)) == 0,
-        "a reserved kind has an empty stack");
+        "a kind with no entries has an empty stack");
     ok (rp_stack_count (NULL) == 0 && rp_stack_plugin (NULL, 0) == NULL,
         "rp_stack_count/plugin (NULL)");
     ok (rp_stack_plugin (rp_config_stack (cfg, RP_PLUGIN_VALIDATE), 0) == NULL,
@@ -445,9 +446,11 @@ static const struct load_test load_tests[] = {
     { "unknown kind", "validate:\n  - plugin: $FIX/wrong-kind.so\n",
       "@:2:13: validate[0]: $FIX/wrong-kind.so: plugin 'wrong-kind' has "
       "unknown kind 99" },
-    { "reserved kind", "validate:\n  - plugin: $FIX/reserved-kind.so\n",
-      "@:2:13: validate[0]: $FIX/reserved-kind.so: plugin 'reserved-kind' "
-      "has kind 3 (property), reserved and not yet supported" },
+    { "a property plugin in the validate stack",
+      "validate:\n  - plugin: $FIX/property-fixture.so\n",
+      "@:2:13: validate[0]: $FIX/property-fixture.so: plugin "
+      "'property-fixture' is a property plugin, configured in the validate "
+      "stack" },
     { "no ops", "plugin-path: [$FIX]\nvalidate:\n  - plugin: no-ops\n",
       "@:3:13: validate[0]: $FIX/no-ops.so: plugin 'no-ops' has no "
       "operations" },

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "respol/config.h"
+#include "respol/property.h"
 #include "t/tap/tap.h"
 
 #include "core/test/fixtures.h"
@@ -106,6 +107,14 @@ static const struct rp_match_ops match_ops_order_big = {
     .order = 0xffffffff,
 };
 
+/* A property plugin's ops: annotate is optional (an operator plugin). */
+static const struct rp_property_ops property_ops = {
+    .size = sizeof (struct rp_property_ops),
+};
+static const struct rp_property_ops property_ops_small = {
+    .size = 8,
+};
+
 static const char name64[] =
     "a123456789012345678901234567890123456789012345678901234567890123";
 static const char name65[] =
@@ -169,14 +178,21 @@ static const struct desc_test desc_tests[] = {
       "plugin 'x' has unknown kind 99" },
     { "a match policy in the validate stack", ABI, SIZE, MATCH, "x", &match_ops,
       VAL, "plugin 'x' is a match plugin, configured in the validate stack" },
-    { "kind property (reserved)", ABI, SIZE, RP_PLUGIN_PROPERTY, "x", &ops, VAL,
-      "plugin 'x' has kind 3 (property), reserved and not yet supported" },
+    { "a property plugin in the validate stack", ABI, SIZE, RP_PLUGIN_PROPERTY,
+      "x", &property_ops, VAL,
+      "plugin 'x' is a property plugin, configured in the validate stack" },
     { "a shell plugin in the validate stack", ABI, SIZE, RP_PLUGIN_SHELL, "x",
       &ops, VAL,
       "plugin 'x' is a shell plugin, configured in the validate stack" },
-    { "reserved kind in its own stack", ABI, SIZE, RP_PLUGIN_PROPERTY, "x",
-      &ops, RP_PLUGIN_PROPERTY,
-      "plugin 'x' has kind 3 (property), reserved and not yet supported" },
+    { "a property plugin without annotate (it may only add operators)", ABI,
+      SIZE, RP_PLUGIN_PROPERTY, "x", &property_ops, RP_PLUGIN_PROPERTY, NULL },
+    { "property ops not covering annotate", ABI, SIZE, RP_PLUGIN_PROPERTY, "x",
+      &property_ops_small, RP_PLUGIN_PROPERTY,
+      "plugin 'x' has a property ops table of 8 bytes, at least 16 "
+      "expected" },
+    { "a validator in the property stack", ABI, SIZE, VAL, "x", &ops,
+      RP_PLUGIN_PROPERTY,
+      "plugin 'x' is a validate plugin, configured in the property stack" },
     { "a validator in the match stack", ABI, SIZE, VAL, "x", &ops,
       RP_PLUGIN_MATCH,
       "plugin 'x' is a validate plugin, configured in the match stack" },
@@ -430,9 +446,6 @@ static const struct inspect_test inspect_tests[] = {
       "plugin 'wrong-abi' was built for ABI version 7, this respol has ABI "
       "version 1" },
     { "wrong-kind", EINVAL, "plugin 'wrong-kind' has unknown kind 99" },
-    { "reserved-kind", EINVAL,
-      "plugin 'reserved-kind' has kind 3 (property), reserved and not yet "
-      "supported" },
     { "no-ops", EINVAL, "plugin 'no-ops' has no operations" },
     { "no-descriptor", EINVAL, "no descriptor symbol 'respol_plugin'" },
     { "undefined-symbol", EINVAL, "undefined symbol: rp_no_such_function" },

@@ -6,12 +6,18 @@
  *   fixture-mems: IDSET    every task's NUMA nodes (bind)
  *   fixture-env: NAME=VAL  set in every task
  *   fixture-unset: NAME    unset in every task
+ *   fixture-thread: 1      start a thread in shell_init that lives as
+ *                          long as the process (as a GPU runtime loaded
+ *                          during discovery does): it inherits the
+ *                          signal mask of that moment
  *   fixture-fail: OP       fail in OP (shell_init, task_init, ...) with
  *                          a message; "OP!" fails without one
  * and logs each operation it runs at debug level. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <respol/idset.h>
 #include <respol/shell.h>
@@ -75,9 +81,24 @@ static int set_mems (struct rp_task *t, const struct rp_idset *ids)
     return rp_task_set_mem (t, RP_MEM_BIND, ids);
 }
 
+static void *idle (void *arg)
+{
+    (void)arg;
+    for (;;)
+        pause ();
+    return NULL;
+}
+
 static int shell_init (struct rp_plugin *p, struct rp_shell *sh)
 {
+    pthread_t t;
+
     svc->log (p, RP_LOG_DEBUG, "shell_init");
+    if (rp_shell_option (sh, "fixture-thread")) {
+        if (pthread_create (&t, NULL, idle, NULL) != 0)
+            return svc->error (p, "pthread_create failed");
+        pthread_detach (t);
+    }
     return maybe_fail (p, sh, "shell_init");
 }
 
