@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: LGPL-3.0-or-later
-# Sourced by the Flux tests (t005*-flux-*.t) before lib-respol.sh:
+# Sourced by the Flux tests (t006*-flux-*.t) before lib-respol.sh:
 #   . "${SHARNESS_TEST_SRCDIR:-$(dirname "$0")}/lib-flux.sh"
 #   . "${SHARNESS_TEST_SRCDIR:-$(dirname "$0")}/lib-respol.sh"
 #   test_under_flux N [XML]

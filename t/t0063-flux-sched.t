@@ -65,7 +65,7 @@ cancel_all() {
 
 # Module arguments are split at blanks, and the trash directory has one:
 # the configurations the module reads live in a directory of their own.
-conf=$(mktemp -d "${TMPDIR:-/tmp}/respol-t0053.XXXXXX") || exit 1
+conf=$(mktemp -d "${TMPDIR:-/tmp}/respol-t0063.XXXXXX") || exit 1
 
 test_expect_success 'setup: a configuration with two policies' '
 	cat >"$conf/respol.yaml" <<-EOF &&
