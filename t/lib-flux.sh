@@ -52,3 +52,13 @@ flux_rc() {
 	              conf = { ${2:-} } }
 	EOF
 }
+
+# flux_shell_rc NAME PLUGIN: NAME.yaml, a configuration whose shell stack
+# is PLUGIN, and NAME.lua, an initrc that loads the plugin with it.
+flux_shell_rc() {
+	cat >"$1.yaml" <<-EOF &&
+	shell:
+	  - plugin: $2
+	EOF
+	flux_rc "$1.lua" "config = \"$PWD/$1.yaml\""
+}

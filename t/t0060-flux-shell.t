@@ -22,27 +22,20 @@ run() {
 	timeout 60 flux run --label-io "$@"
 }
 allowed='grep Cpus_allowed_list /proc/self/status'
+# task_exits FILE RANK: "TASK-ID STATUS" of each task_exit the fixture
+# logged in shell RANK's log (-o verbose=2) in FILE, sorted.
+task_exits() {
+	grep "flux-shell\[$2\]: TRACE: respol: shell-fixture: task_exit" "$1" |
+		sed "s/.*task_exit //" | sort
+}
 
-# The shipped cpu-affinity plugin, when the tree has it.
+# The shipped cpu-affinity plugin.
 cpu_affinity=$RESPOL_BUILDDIR/plugins/built/cpu-affinity.so
-test -f "$cpu_affinity" && test_set_prereq CPU_AFFINITY
 
 test_expect_success 'setup: a configuration with the fixture, an initrc' '
-	cat >respol.yaml <<-EOF &&
-	shell:
-	  - plugin: $RESPOL_FIXTURE_PLUGINDIR/shell-fixture.so
-	EOF
-	flux_rc rc.lua "config = \"$PWD/respol.yaml\"" &&
-	cat >bad.yaml <<-EOF &&
-	shell:
-	  - plugin: no-such-plugin
-	EOF
-	flux_rc bad.lua "config = \"$PWD/bad.yaml\"" &&
-	cat >cpu.yaml <<-EOF &&
-	shell:
-	  - plugin: $cpu_affinity
-	EOF
-	flux_rc cpu.lua "config = \"$PWD/cpu.yaml\""
+	flux_shell_rc rc "$RESPOL_FIXTURE_PLUGINDIR/shell-fixture.so" &&
+	flux_shell_rc bad no-such-plugin &&
+	flux_shell_rc cpu "$cpu_affinity"
 '
 test_expect_success 'without respol, Flux binds each task to all the job CPUs' '
 	run -N1 -n2 -o cpu-affinity=on sh -c "$allowed" >out &&
@@ -60,14 +53,15 @@ test_expect_success 'respol decides: its binding replaces Flux, its variable rea
 	sort out >got &&
 	test_cmp expected got
 '
-test_expect_success CPU_AFFINITY 'respol cpu-affinity per-task: each task its own core' '
-	run -N1 -n2 -o userrc=cpu.lua sh -c "$allowed" >out &&
+test_expect_success 'respol cpu-affinity per-task: each task its own core' '
+	run -N1 -n2 -o userrc=cpu.lua -o respol.cpu-affinity=per-task \
+		sh -c "$allowed" >out &&
 	printf "0: Cpus_allowed_list:\t%s\n1: Cpus_allowed_list:\t%s\n" \
 		"$pu0" "$pu1" >expected &&
 	sort out >got &&
 	test_cmp expected got
 '
-test_expect_success CPU_AFFINITY '-o respol.cpu-affinity=off: Flux binding stays' '
+test_expect_success '-o respol.cpu-affinity=off: Flux binding stays' '
 	run -N1 -n2 -o userrc=cpu.lua -o respol.cpu-affinity=off \
 		-o cpu-affinity=on sh -c "$allowed" >out &&
 	printf "0: Cpus_allowed_list:\t%s\n1: Cpus_allowed_list:\t%s\n" \
@@ -75,7 +69,7 @@ test_expect_success CPU_AFFINITY '-o respol.cpu-affinity=off: Flux binding stays
 	sort out >got &&
 	test_cmp expected got
 '
-test_expect_success CPU_AFFINITY '-o cpu-affinity=off is Flux option, not respol' '
+test_expect_success '-o cpu-affinity=off is Flux option, not respol' '
 	run -N1 -n2 -o userrc=cpu.lua -o cpu-affinity=off \
 		sh -c "$allowed" >out &&
 	printf "0: Cpus_allowed_list:\t%s\n1: Cpus_allowed_list:\t%s\n" \
@@ -93,6 +87,17 @@ test_expect_success 'a variable a plugin unsets is gone from the task' '
 		sh -c "echo FIXTURE_GONE=\${FIXTURE_GONE-unset}" >out &&
 	echo "0: FIXTURE_GONE=here" >expected &&
 	test_cmp expected out
+'
+test_expect_success 'another shell option reaches respol directly; respol.KEY wins' '
+	run -N1 -n1 -o userrc=rc.lua -o fixture-env=FIXTURE=direct \
+		sh -c "echo FIXTURE=\$FIXTURE" >direct &&
+	run -N1 -n1 -o userrc=rc.lua -o fixture-env=FIXTURE=direct \
+		-o respol.fixture-env=FIXTURE=respol \
+		sh -c "echo FIXTURE=\$FIXTURE" >both &&
+	echo "0: FIXTURE=direct" >expected.direct &&
+	echo "0: FIXTURE=respol" >expected.both &&
+	test_cmp expected.direct direct &&
+	test_cmp expected.both both
 '
 test_expect_success '-o respol=off: Flux binding stays, no variable' '
 	run -N1 -n2 -o userrc=rc.lua -o respol=off -o cpu-affinity=on \
@@ -153,10 +158,8 @@ test_expect_success 'plugin logs reach the shell log (task_exit, at -o verbose=2
 test_expect_success 'task ids are Flux task map: --taskmap=cyclic over two nodes' '
 	run -N2 -n4 -o userrc=rc.lua -o verbose=2 --taskmap=cyclic \
 		true 2>err &&
-	grep "flux-shell\[0\]: TRACE: respol: shell-fixture: task_exit" err |
-		sed "s/.*task_exit //" | sort >got0 &&
-	grep "flux-shell\[1\]: TRACE: respol: shell-fixture: task_exit" err |
-		sed "s/.*task_exit //" | sort >got1 &&
+	task_exits err 0 >got0 &&
+	task_exits err 1 >got1 &&
 	printf "0 0\n2 0\n" >expected0 &&
 	printf "1 0\n3 0\n" >expected1 &&
 	test_cmp expected0 got0 &&
@@ -165,10 +168,8 @@ test_expect_success 'task ids are Flux task map: --taskmap=cyclic over two nodes
 test_expect_success 'a task map respol does not lay out: Flux tasks, 3 and 1' '
 	run -N2 -n4 -o userrc=rc.lua -o verbose=2 \
 		--taskmap="manual:[[0,1,3,1],[1,1,1,1]]" true 2>err &&
-	grep "flux-shell\[0\]: TRACE: respol: shell-fixture: task_exit" err |
-		sed "s/.*task_exit //" | sort >got0 &&
-	grep "flux-shell\[1\]: TRACE: respol: shell-fixture: task_exit" err |
-		sed "s/.*task_exit //" | sort >got1 &&
+	task_exits err 0 >got0 &&
+	task_exits err 1 >got1 &&
 	printf "0 0\n1 0\n2 0\n" >expected0 &&
 	printf "3 0\n" >expected1 &&
 	test_cmp expected0 got0 &&

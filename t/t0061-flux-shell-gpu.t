@@ -21,21 +21,12 @@ run() {
 }
 gpus='echo CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES'
 
-# The shipped gpu-affinity plugin, when the tree has it.
+# The shipped gpu-affinity plugin.
 gpu_affinity=$RESPOL_BUILDDIR/plugins/built/gpu-affinity.so
-test -f "$gpu_affinity" && test_set_prereq GPU_AFFINITY
 
 test_expect_success 'setup: configurations, initrcs' '
-	cat >fixture.yaml <<-EOF &&
-	shell:
-	  - plugin: $RESPOL_FIXTURE_PLUGINDIR/shell-fixture.so
-	EOF
-	flux_rc fixture.lua "config = \"$PWD/fixture.yaml\"" &&
-	cat >gpu.yaml <<-EOF &&
-	shell:
-	  - plugin: $gpu_affinity
-	EOF
-	flux_rc gpu.lua "config = \"$PWD/gpu.yaml\""
+	flux_shell_rc fixture "$RESPOL_FIXTURE_PLUGINDIR/shell-fixture.so" &&
+	flux_shell_rc gpu "$gpu_affinity"
 '
 test_expect_success 'Flux sees the test machine: 40 cores, 4 GPUs' '
 	flux resource list -no "{ncores} {ngpus}" >got &&
@@ -63,14 +54,15 @@ test_expect_success 'without respol, Flux gives every task all the job GPUs' '
 	sort out >got &&
 	test_cmp expected got
 '
-test_expect_success GPU_AFFINITY 'respol gpu-affinity per-task: each task its own GPU' '
-	run -N1 -n2 -g1 -o userrc=gpu.lua sh -c "$gpus" >out &&
+test_expect_success 'respol gpu-affinity per-task: each task its own GPU' '
+	run -N1 -n2 -g1 -o userrc=gpu.lua -o respol.gpu-affinity=per-task \
+		sh -c "$gpus" >out &&
 	printf "0: CUDA_VISIBLE_DEVICES=0\n1: CUDA_VISIBLE_DEVICES=1\n" \
 		>expected &&
 	sort out >got &&
 	test_cmp expected got
 '
-test_expect_success GPU_AFFINITY '-o respol.gpu-affinity=off: Flux variable stays' '
+test_expect_success '-o respol.gpu-affinity=off: Flux variable stays' '
 	run -N1 -n2 -g1 -o userrc=gpu.lua -o respol.gpu-affinity=off \
 		sh -c "$gpus" >out &&
 	printf "0: CUDA_VISIBLE_DEVICES=0,1\n1: CUDA_VISIBLE_DEVICES=0,1\n" \
