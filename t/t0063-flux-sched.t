@@ -58,6 +58,17 @@ wait_running() {
 wait_free() {
 	until_ok free_is "$1"
 }
+# node_jobs_run_on N "RANK...": N exclusive one-node jobs all run, on
+# those ranks.
+node_jobs_run_on() {
+	for i in $(seq $1); do
+		flux submit -N1 --exclusive sleep 300 || return 1
+	done >ids &&
+	wait_running $1 &&
+	flux jobs -no "{ranks}" --filter=running | sort >got &&
+	printf "%s\n" $2 >expected &&
+	test_cmp expected got
+}
 cancel_all() {
 	flux cancel --all >/dev/null 2>&1
 	flux queue idle --timeout=30
@@ -79,7 +90,13 @@ test_expect_success 'bad arguments fail the load, with the reason logged' '
 	test_must_fail flux module load "$sched" bogus=1 &&
 	flux dmesg | grep "unknown argument .bogus=1.: the arguments are config=FILE, policy=NAME, queue-depth=N|unlimited" &&
 	test_must_fail flux module load "$sched" queue-depth=0 &&
-	flux dmesg | grep "queue-depth=0: must be a number >= 1 or unlimited"
+	flux dmesg | grep "queue-depth=0: must be a number >= 1 or unlimited" &&
+	test_must_fail flux module load "$sched" policy=no-such-policy &&
+	flux dmesg | grep "policy=no-such-policy: plugin .no-such-policy. not found in " &&
+	test_must_fail flux module load "$sched" config=/nonexistent/respol.yaml &&
+	flux dmesg | grep "sched-respol.err.0.: .*nonexistent" >err &&
+	grep "sched-respol.err.0.: configuration /nonexistent/respol.yaml: No such file or directory$" err &&
+	test "$(wc -l <err)" = 1
 '
 test_expect_success 'sched-respol loads in place of sched-simple' '
 	load config="$conf/respol.yaml" policy=low &&
@@ -140,29 +157,33 @@ test_expect_success 'a job that can never run is denied with the matcher reason'
 	test_must_fail flux run -N8 true 2>err &&
 	grep "type=alloc severity=0 needs 8 nodes with 1 slot of 1 core each, the resource set has 4" err
 '
-test_expect_success 'a job that cannot run now waits, first come first served' '
+test_expect_success 'a job that cannot run now waits, first come first served; cancel takes it out' '
+	flux module stats sched-respol | jq .types.core.free >free.before &&
 	id=$(flux submit -N4 --exclusive true) &&
 	id2=$(flux submit -N1 -n1 true) &&
 	sleep 1 &&
 	flux jobs -no "{state}" $id $id2 >got &&
 	printf "SCHED\nSCHED\n" >expected &&
 	test_cmp expected got &&
+	flux cancel $id $id2 &&
+	flux job wait-event -t 10 $id2 clean &&
+	flux jobs -no "{state} {result}" $id $id2 >got &&
+	printf "INACTIVE CANCELED\nINACTIVE CANCELED\n" >expected &&
+	test_cmp expected got &&
+	flux module stats sched-respol | jq .types.core.free >free.after &&
+	test_cmp free.before free.after &&
 	cancel_all
 '
-test_expect_success 'a drained rank gets no new job; flux resource drain is unchanged' '
+test_expect_success 'a drained rank gets no new job; flux resource drain is unchanged; undrained, it does' '
 	flux resource drain 1 "respol test" &&
 	flux resource drain -no "{state} {reason} {ranks}" >drain.before &&
-	for i in 1 2 3; do
-		flux submit -N1 --exclusive sleep 300 || return 1
-	done >ids &&
-	wait_running 3 &&
-	flux jobs -no "{ranks}" --filter=running | sort >got &&
-	printf "0\n2\n3\n" >expected &&
-	test_cmp expected got &&
+	node_jobs_run_on 3 "0 2 3" &&
 	flux resource drain -no "{state} {reason} {ranks}" >drain.after &&
 	test_cmp drain.before drain.after &&
 	cancel_all &&
-	flux resource undrain 1
+	flux resource undrain 1 &&
+	node_jobs_run_on 4 "0 1 2 3" &&
+	cancel_all
 '
 test_expect_success 'partial release: housekeeping frees the job rank by rank' '
 	flux config load <<-EOF &&

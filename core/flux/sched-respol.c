@@ -153,9 +153,11 @@ static int load_config (struct sched *s, const struct args *a)
     if (!d)
         return -1;
     if (!(s->cfg = rp_config_load (a->config, 0, d))) {
-        flux_log (s->h, LOG_ERR, "configuration %s: %s",
-                  a->config ? a->config : rp_config_default_path (),
-                  rp_diags_count (d) ? "" : strerror (errno));
+        /* The diagnostics name the file; without any, errno says why. */
+        if (rp_diags_count (d) == 0)
+            flux_log (s->h, LOG_ERR, "configuration %s: %s",
+                      a->config ? a->config : rp_config_default_path (),
+                      strerror (errno));
         for (size_t i = 0; i < rp_diags_count (d); i++)
             flux_log (s->h, LOG_ERR, "%s", rp_diags_text (d, i));
         rp_diags_destroy (d);
