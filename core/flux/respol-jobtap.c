@@ -37,7 +37,10 @@
  *       respol: amendment changes attributes.system.environment, which
  *       job manager plugins cannot see
  *     (the job manager hides the environment from its plugins, so an
- *     update of it would replace the user's).  Keys below attributes are
+ *     update of it would replace the user's).  respol's validators amend
+ *     keys below attributes only (rp_validation_amend), so the first two
+ *     guard the jobspec against a later API: no plugin reaches them
+ *     today.  Keys below attributes are
  *     updated at the depth of attributes.system.KEY and
  *     attributes.user.KEY: a value below them is replaced whole.
  * A jobspec respol cannot read (respol's RFC 25 checks) is rejected with
