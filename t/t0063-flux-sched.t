@@ -14,6 +14,10 @@ without --with-flux.'
 
 . "${SHARNESS_TEST_SRCDIR:-$(dirname "$0")}/lib-flux.sh"
 . "${SHARNESS_TEST_SRCDIR:-$(dirname "$0")}/lib-respol.sh"
+# The module's directory in the instance's module search path, as
+# sched-respol(7) says a site puts it: it loads by name.
+FLUX_MODULE_PATH_PREPEND=$RESPOL_BUILDDIR/core/flux/.libs
+export FLUX_MODULE_PATH_PREPEND
 test_under_flux 4
 
 sched=$RESPOL_BUILDDIR/core/flux/.libs/sched-respol.so
@@ -293,6 +297,14 @@ test_expect_success 'sched-simple loads again after sched-respol' '
 	flux module load sched-simple &&
 	flux run -N1 -n1 true &&
 	cancel_all
+'
+test_expect_success 'it loads by name from FLUX_MODULE_PATH_PREPEND' '
+	flux module remove sched-simple &&
+	flux module load sched-respol &&
+	flux module list | grep "^sched-respol " &&
+	flux run -N1 -n1 true &&
+	flux module remove sched-respol &&
+	flux module load sched-simple
 '
 test_expect_success 'cleanup' '
 	rm -rf "$conf"
