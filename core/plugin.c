@@ -804,6 +804,32 @@ static size_t component_end (const char *path, size_t j)
     return k;
 }
 
+/* How a message that begins with file names the directory made of the
+ * first len bytes of path (adj: "" or "sticky ").  When file is that very
+ * path, by its place: "its directory", or "directory NAME above it" with
+ * NAME the directory's last component, so that a long path is not written
+ * twice in an error text of RP_ERROR_TEXT_SIZE bytes; else (the file was
+ * named otherwise) by its path: "directory DIR". */
+static void dir_words (char *buf, size_t size, const char *adj,
+                       const char *file, const char *path, size_t len)
+{
+    size_t parent = (size_t)(strrchr (path, '/') - path);
+    size_t start = len;
+
+    if (strcmp (file, path) != 0) {
+        snprintf (buf, size, "%sdirectory %.*s", adj, (int)len, path);
+        return;
+    }
+    if (len == parent || (len == 1 && parent == 0)) {
+        snprintf (buf, size, "its %sdirectory", adj);
+        return;
+    }
+    while (start > 1 && path[start - 1] != '/')
+        start--;
+    snprintf (buf, size, "%sdirectory %.*s above it", adj,
+              len == 1 ? 1 : (int)(len - start), len == 1 ? path : path + start);
+}
+
 /* dir (st) is sticky and writable by others.  Only the owner of an entry,
  * of dir, or root may rename or remove an entry there, so the path is safe
  * if the entry it goes through (the first end bytes of path, not followed:
@@ -813,6 +839,7 @@ static int check_sticky_entry (const char *file, const char *verb,
                                const char *path, size_t end, rp_error_t *error)
 {
     char entry[PATH_MAX];
+    char where[PATH_MAX + 32];
     char what[2 * PATH_MAX + 64];
     const char *name;
     struct stat est;
@@ -823,8 +850,9 @@ static int check_sticky_entry (const char *file, const char *verb,
         return rp_error_set (error, errno, "%s: %s: %s", file, entry,
                              strerror (errno));
     name = strrchr (entry, '/') + 1;
-    snprintf (what, sizeof (what), "%s in sticky directory %s (mode %04o)",
-              name, dir, (unsigned)(st->st_mode & 07777));
+    dir_words (where, sizeof (where), "sticky ", file, path, strlen (dir));
+    snprintf (what, sizeof (what), "%s in %s (mode %04o)", name, where,
+              (unsigned)(st->st_mode & 07777));
     return check_owner (file, verb, what, &est, error);
 }
 
@@ -845,7 +873,7 @@ static int check_dir (const char *file, const char *verb, const char *path,
     if (stat (dir, &st) < 0)
         return rp_error_set (error, errno, "%s: %s: %s", file, dir,
                              strerror (errno));
-    snprintf (what, sizeof (what), "directory %s", dir);
+    dir_words (what, sizeof (what), "", file, path, len);
     shared = st.st_mode & (S_IWGRP | S_IWOTH);
     sticky = shared && (st.st_mode & S_ISVTX) && end > len;
     if (shared && !sticky)

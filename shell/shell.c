@@ -15,8 +15,10 @@
  * call: it works the same whatever hwloc saw), set_mempolicy for the
  * memory policy (MPOL_BIND, or MPOL_PREFERRED_MANY on the NUMA nodes), the
  * environment: the process's own is replaced by the task's, which execve
- * receives from rp_task_envp.  GPUs are not a process setting: the GPU
- * plugin sets its vendor's variables in the environment.
+ * receives from rp_task_envp (unless the host keeps the environment it
+ * executes the task with itself: RP_TASK_EXEC_KEEP_ENVIRON).  GPUs are
+ * not a process setting: the GPU plugin sets its vendor's variables in
+ * the environment.
  *
  * Every call into a plugin is announced to the crash handler
  * (plugin_enter): a plugin that crashes is named before the shell dies.
@@ -191,6 +193,19 @@ int rp_shell_add_task (struct rp_shell *sh, unsigned long global_id,
     return 0;
 }
 
+int rp_shell_set_ntasks_total (struct rp_shell *sh, size_t ntasks,
+                               rp_error_t *error)
+{
+    if (before_init (sh, error) < 0)
+        return -1;
+    if (ntasks == 0 || ntasks > RP_LAYOUT_MAX_TASKS)
+        return rp_error_set (error, EINVAL,
+                             "shell: a job of %zu tasks (1 to %u)", ntasks,
+                             RP_LAYOUT_MAX_TASKS);
+    sh->ntasks_total = ntasks;
+    return 0;
+}
+
 /* --- init ------------------------------------------------------------------ */
 
 /* The tasks of the layout: its distribution is ours, else the option
@@ -311,8 +326,12 @@ int rp_shell_init (struct rp_shell *sh, const struct rp_config *cfg,
     sh->initialized = true;
     sh->stack = cfg ? rp_config_stack (cfg, RP_PLUGIN_SHELL) : NULL;
     if (sh->host_tasks) {
-        if (sh->ntasks_total < sh->ntasks)
+        if (sh->ntasks_total == 0)
             sh->ntasks_total = sh->ntasks;
+        else if (sh->ntasks_total < sh->ntasks)
+            return rp_error_set (error, EINVAL,
+                                 "shell: %zu tasks here, but the job has %zu",
+                                 sh->ntasks, sh->ntasks_total);
     } else if (lay_out (sh, error) < 0)
         return -1;
     if (shell_topo_load (sh, error) < 0)
@@ -410,9 +429,14 @@ static int bind_mems (struct rp_task *t, rp_error_t *error)
 
 int rp_task_exec (struct rp_task *t, rp_error_t *error)
 {
+    return rp_task_exec_flags (t, 0, error);
+}
+
+int rp_task_exec_flags (struct rp_task *t, int flags, rp_error_t *error)
+{
     char *const *envp;
 
-    if (!t || !t->sh->initialized)
+    if (!t || !t->sh->initialized || (flags & ~RP_TASK_EXEC_KEEP_ENVIRON))
         return rp_error_set (error, EINVAL, "shell: invalid argument");
     if (call_all (t->sh, OP_TASK_EXEC, t, 0, false, error) < 0)
         return -1;
@@ -420,6 +444,8 @@ int rp_task_exec (struct rp_task *t, rp_error_t *error)
         return -1;
     if (t->mems.set && bind_mems (t, error) < 0)
         return -1;
+    if (flags & RP_TASK_EXEC_KEEP_ENVIRON)
+        return 0;
     if (!(envp = rp_task_envp (t)))
         return rp_error_set (error, ENOMEM, "shell: out of memory");
     if (clearenv () != 0)

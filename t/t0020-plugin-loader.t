@@ -171,7 +171,7 @@ test_expect_success 'info: a file writable by others is refused' '
 test_expect_success 'info: a directory writable by others is refused' '
 	chmod o-w sec/good.so &&
 	chmod o+w sec &&
-	test_error 1 "respol: plugin: $(pwd -P)/sec/good.so: refusing to load: directory $(pwd -P)/sec is writable by group or others (mode 0757): chmod go-w, or chmod +t if shared" \
+	test_error 1 "respol: plugin: $(pwd -P)/sec/good.so: refusing to load: its directory is writable by group or others (mode 0757): chmod go-w, or chmod +t if shared" \
 		respol plugin info sec/good.so &&
 	chmod o-w sec
 '
@@ -186,7 +186,7 @@ test_expect_success 'info: an ancestor directory writable by others is refused' 
 	cp "$FIX/good.so" top/sub/good.so &&
 	chmod 0777 top &&
 	test_when_finished "chmod 0755 top" &&
-	test_error 1 "respol: plugin: $(pwd -P)/top/sub/good.so: refusing to load: directory $(pwd -P)/top is writable by group or others (mode 0777): chmod go-w, or chmod +t if shared" \
+	test_error 1 "respol: plugin: $(pwd -P)/top/sub/good.so: refusing to load: directory top above it is writable by group or others (mode 0777): chmod go-w, or chmod +t if shared" \
 		respol plugin info top/sub/good.so
 '
 test_expect_success 'info: a symlink in a directory writable by others is refused' '
@@ -195,7 +195,7 @@ test_expect_success 'info: a symlink in a directory writable by others is refuse
 	respol plugin info open/good.so >/dev/null &&
 	chmod 0777 open &&
 	test_when_finished "chmod 0755 open" &&
-	test_error 1 "respol: plugin: $(pwd -P)/open/good.so: refusing to load: directory $(pwd -P)/open is writable by group or others (mode 0777): chmod go-w, or chmod +t if shared" \
+	test_error 1 "respol: plugin: $(pwd -P)/open/good.so: refusing to load: its directory is writable by group or others (mode 0777): chmod go-w, or chmod +t if shared" \
 		respol plugin info open/good.so
 '
 # A sticky directory (/tmp) may be writable by others: no one else can
@@ -218,7 +218,7 @@ test_expect_success 'info: so does one in a sticky directory, and below a sticky
 test_expect_success 'info: a directory writable by others without the sticky bit is still refused' '
 	chmod 0777 shared &&
 	test_when_finished "chmod 1777 shared" &&
-	test_error 1 "respol: plugin: $(pwd -P)/shared/mine/good.so: refusing to load: directory $(pwd -P)/shared is writable by group or others (mode 0777): chmod go-w, or chmod +t if shared" \
+	test_error 1 "respol: plugin: $(pwd -P)/shared/mine/good.so: refusing to load: directory shared above it is writable by group or others (mode 0777): chmod go-w, or chmod +t if shared" \
 		respol plugin info shared/mine/good.so
 '
 if test "$(id -u)" = 0 && id nobody >/dev/null 2>&1; then
@@ -228,7 +228,7 @@ test_expect_success ROOT 'info: a directory of another user in a sticky director
 	mkdir -p shared/theirs &&
 	cp "$FIX/good.so" shared/theirs/good.so &&
 	chown nobody shared/theirs &&
-	test_error 1 "respol: plugin: $(pwd -P)/shared/theirs/good.so: refusing to load: theirs in sticky directory $(pwd -P)/shared (mode 1777) is owned by uid $(id -u nobody), neither root nor the current user" \
+	test_error 1 "respol: plugin: $(pwd -P)/shared/theirs/good.so: refusing to load: theirs in sticky directory shared above it (mode 1777) is owned by uid $(id -u nobody), neither root nor the current user" \
 		respol plugin info shared/theirs/good.so
 '
 test_expect_success ROOT 'info: a symlink of another user in a sticky directory is refused, though it leads to a safe plugin' '
@@ -236,13 +236,13 @@ test_expect_success ROOT 'info: a symlink of another user in a sticky directory 
 	chown -h nobody shared/link.so &&
 	chmod 1775 shared &&
 	test_when_finished "chmod 1777 shared" &&
-	test_error 1 "respol: plugin: $(pwd -P)/shared/link.so: refusing to load: link.so in sticky directory $(pwd -P)/shared (mode 1775) is owned by uid $(id -u nobody), neither root nor the current user" \
+	test_error 1 "respol: plugin: $(pwd -P)/shared/link.so: refusing to load: link.so in its sticky directory (mode 1775) is owned by uid $(id -u nobody), neither root nor the current user" \
 		respol plugin info shared/link.so
 '
 test_expect_success ROOT 'info: a sticky directory of another user is refused (its owner may rename what is in it)' '
 	chown nobody shared &&
 	test_when_finished "chown 0 shared" &&
-	test_error 1 "respol: plugin: $(pwd -P)/shared/mine/good.so: refusing to load: directory $(pwd -P)/shared is owned by uid $(id -u nobody), neither root nor the current user" \
+	test_error 1 "respol: plugin: $(pwd -P)/shared/mine/good.so: refusing to load: directory shared above it is owned by uid $(id -u nobody), neither root nor the current user" \
 		respol plugin info shared/mine/good.so
 '
 cd "$SHARNESS_TRASH_DIRECTORY" && rm -rf "$SHORT"

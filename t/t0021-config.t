@@ -364,7 +364,7 @@ test_expect_success 'a plugin in a directory writable by others is refused' '
 	chmod o+w second &&
 	test_when_finished "chmod o-w second" &&
 	sed "/allow-insecure-path/d" insecure.yaml >insecure2.yaml &&
-	test_error 1 "respol: config: insecure2.yaml:2:13: validate[0]: $(pwd -P)/second/good.so: refusing to load: directory $(pwd -P)/second is writable by group or others (mode 0757): chmod go-w, or chmod +t if shared" \
+	test_error 1 "respol: config: insecure2.yaml:2:13: validate[0]: $(pwd -P)/second/good.so: refusing to load: its directory is writable by group or others (mode 0757): chmod go-w, or chmod +t if shared" \
 		respol config check insecure2.yaml
 '
 test_expect_success 'a configuration writable by others is refused, allow-insecure-path or not' '

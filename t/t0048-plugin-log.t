@@ -151,7 +151,7 @@ test_expect_success 'to: a file in a directory others can write: a warning, and 
 	mkdir -m 0777 shared && chmod 0777 shared &&
 	logging ls.yaml validate crash "{to: $PWD/shared/p.log}" &&
 	respol jobspec validate --config=ls.yaml job.yaml 2>err &&
-	echo "respol: jobspec: warning: ls.yaml:5:11: log: ${Q}to${Q}: $PWD/shared/p.log: refusing to write: directory $PWD/shared is writable by group or others (mode 0777): chmod go-w, or chmod +t if shared; plugin messages go to stderr" >expected &&
+	echo "respol: jobspec: warning: ls.yaml:5:11: log: ${Q}to${Q}: $PWD/shared/p.log: refusing to write: its directory is writable by group or others (mode 0777): chmod go-w, or chmod +t if shared; plugin messages go to stderr" >expected &&
 	grep "warning: ls.yaml" err >got &&
 	test_cmp expected got &&
 	grep -q "^respol: jobspec: crash: error: validate at err$" err &&

@@ -133,6 +133,12 @@ int rp_shell_set_distribution (struct rp_shell *sh, const char *dist,
 int rp_shell_add_task (struct rp_shell *sh, unsigned long global_id,
                        const struct rp_idset *cores,
                        const struct rp_idset *gpus, rp_error_t *error);
+/* The job's task count over every target, for a host that adds this
+ * target's tasks itself (a resource manager's step on several nodes):
+ * RESPOL_JOB_SIZE and rp_shell_ntasks_total.  Unset: the tasks added
+ * here.  rp_shell_init fails when fewer than the tasks added. */
+int rp_shell_set_ntasks_total (struct rp_shell *sh, size_t ntasks,
+                               rp_error_t *error);
 
 /* Lay out the tasks, load the topology, run the stack of cfg (its shell
  * stack; NULL or empty: no plugin, every task undecided) through
@@ -144,9 +150,21 @@ int rp_shell_init (struct rp_shell *sh, const struct rp_config *cfg,
 
 /* In the task's process: the stack's task_exec, then apply the decision
  * to this process (CPU binding, memory policy, environment: the
- * process's environment becomes the task's).  -1 with error when a
- * plugin fails or the system refuses. */
+ * process's environment becomes the task's, its strings borrowed from
+ * the shell, which must then outlive the process's use of it: the host
+ * execs).  -1 with error when a plugin fails or the system refuses. */
 int rp_task_exec (struct rp_task *t, rp_error_t *error);
+/* rp_task_exec with flags:
+ *   RP_TASK_EXEC_KEEP_ENVIRON  leave the process's environment as it is,
+ *     for a host that executes the task with an environment it keeps
+ *     itself (slurmstepd gives execve the job's, which a SPANK plugin
+ *     changes with spank_setenv): the host brings that one to
+ *     rp_task_envp's.
+ * Other bits: -1 with EINVAL. */
+enum rp_task_exec_flags {
+    RP_TASK_EXEC_KEEP_ENVIRON = 1,
+};
+int rp_task_exec_flags (struct rp_task *t, int flags, rp_error_t *error);
 /* The environment of the task as a NULL-terminated "NAME=VALUE" vector,
  * for execve.  Borrowed until the next change of the environment. */
 char *const *rp_task_envp (struct rp_task *t);

@@ -13,6 +13,14 @@
  * its conf/respol.yaml instead of the installed ones, as flux-core's
  * commands do; an installed respol is never that binary, so it never looks
  * in a build tree.
+ *
+ * Built with AddressSanitizer (configure --enable-sanitizers), leaks are
+ * checked when a subcommand returns, not at exit(): a subcommand that
+ * stops on an error exits from deep inside, its allocations held by
+ * frames whose pointers the compiler need not keep, and LeakSanitizer
+ * would report them or not depending on what the stack happens to hold.
+ * An exit on error hands everything back to the system; a subcommand that
+ * finishes must have freed what it took.
  */
 #include <libgen.h>
 #include <limits.h>
@@ -26,6 +34,18 @@
 #include "config.h"
 #include "core/paths.h"
 #include "cmd.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+const char *__lsan_default_options (void);
+const char *__lsan_default_options (void)
+{
+    return "leak_check_at_exit=0";
+}
+#define LEAK_CHECK() __lsan_do_leak_check ()
+#else
+#define LEAK_CHECK() ((void)0)
+#endif
 
 struct subcommand {
     const char *name;
@@ -121,8 +141,11 @@ int main (int argc, char **argv)
     }
     for (size_t i = 0; i < sizeof (subcommands) / sizeof (subcommands[0]);
          i++) {
-        if (!strcmp (argv[first], subcommands[i].name))
-            return subcommands[i].fn (argc - first, argv + first);
+        if (!strcmp (argv[first], subcommands[i].name)) {
+            int rc = subcommands[i].fn (argc - first, argv + first);
+            LEAK_CHECK ();
+            return rc;
+        }
     }
     if (argv[first][0] == '-') {
         fprintf (stderr, "respol: unknown option '%s'\n", argv[first]);

@@ -968,9 +968,8 @@ static void test_insecure_config (void)
                            "a group-writable configuration");
     chmod (tmp ("cfg"), 0777);
     snprintf (why, sizeof (why),
-              "directory %s is writable by group or others (mode 0777): "
-              "chmod go-w, or chmod +t if shared",
-              tmp ("cfg"));
+              "directory cfg above it is writable by group or others (mode "
+              "0777): chmod go-w, or chmod +t if shared");
     expect_config_refused (tmp ("cfg/sub/a.yaml"), "", 0644, why,
                            "a configuration below a directory writable by "
                            "others");

@@ -362,7 +362,7 @@ static void test_file_refused (void)
     } t[] = {
         { "a directory others can write",
           "mkdir -m 0777 open && chmod 0777 open", "$TMP/open/x.log",
-          "$TMP/open/x.log: refusing to write: directory $TMP/open is "
+          "$TMP/open/x.log: refusing to write: its directory is "
           "writable by group or others (mode 0777): chmod go-w, or chmod +t "
           "if shared" },
         { "a file others can write", "touch w.log && chmod 0666 w.log",

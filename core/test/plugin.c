@@ -574,15 +574,16 @@ static void expect_refused (const char *path, const char *why, const char *what)
     rp_plugin_destroy (p);
 }
 
-/* "directory D is writable by group or others (mode M): ...", with the
- * chmod that fixes it. */
-static const char *dir_writable (const char *dir, unsigned mode)
+/* "WORDS is writable by group or others (mode M): ...", with the chmod
+ * that fixes it; WORDS name the directory by its place from the file the
+ * message begins with ("its directory", "directory NAME above it"). */
+static const char *dir_writable (const char *words, unsigned mode)
 {
     char *b = buf ();
     snprintf (b, PATH_MAX,
-              "directory %s is writable by group or others (mode %04o): "
+              "%s is writable by group or others (mode %04o): "
               "chmod go-w, or chmod +t if shared",
-              dir, mode);
+              words, mode);
     return b;
 }
 
@@ -597,16 +598,17 @@ static const char *file_writable (unsigned mode)
     return b;
 }
 
-/* "E in sticky directory D (mode M) is owned by uid U, neither root nor
- * the current user" (E a name in D) */
-static const char *entry_foreign (const char *entry, const char *dir,
+/* "E in WORDS (mode M) is owned by uid U, neither root nor the current
+ * user" (E a name in the sticky directory WORDS name by its place from the
+ * file: "its sticky directory", "sticky directory NAME above it") */
+static const char *entry_foreign (const char *entry, const char *words,
                                   unsigned mode, uid_t uid)
 {
     char *b = buf ();
     snprintf (b, PATH_MAX,
-              "%s in sticky directory %s (mode %04o) is owned by uid %lu, "
+              "%s in %s (mode %04o) is owned by uid %lu, "
               "neither root nor the current user",
-              entry, dir, mode, (unsigned long)uid);
+              entry, words, mode, (unsigned long)uid);
     return b;
 }
 
@@ -635,15 +637,15 @@ static void test_insecure_modes (void)
     chmod (tmp ("sec/sub/good.so"), 0644);
     chmod (tmp ("sec/sub"), 0757);
     expect_refused (tmp ("sec/sub/good.so"),
-                    dir_writable (tmp ("sec/sub"), 0757),
+                    dir_writable ("its directory", 0757),
                     "a directory writable by others");
     chmod (tmp ("sec/sub"), 0775);
     expect_refused (tmp ("sec/sub/good.so"),
-                    dir_writable (tmp ("sec/sub"), 0775),
+                    dir_writable ("its directory", 0775),
                     "a group-writable directory");
     chmod (tmp ("sec/sub"), 0755);
     chmod (tmp ("sec"), 0777);
-    expect_refused (tmp ("sec/sub/good.so"), dir_writable (tmp ("sec"), 0777),
+    expect_refused (tmp ("sec/sub/good.so"), dir_writable ("directory sec above it", 0777),
                     "an ancestor directory writable by others");
     chmod (tmp ("sec"), 01777);
     expect_loads (tmp ("sec/sub/good.so"),
@@ -700,7 +702,7 @@ static void test_insecure_link (void)
     ok (p != NULL, "a symlink to a safe plugin in a safe directory loads");
     rp_plugin_destroy (p);
     chmod (tmp ("open"), 0777);
-    expect_refused (tmp ("open/good.so"), dir_writable (tmp ("open"), 0777),
+    expect_refused (tmp ("open/good.so"), dir_writable ("its directory", 0777),
                     "a safe plugin named in a directory writable by others");
     chmod (tmp ("open"), 0755);
 
@@ -783,9 +785,9 @@ static void test_insecure_owner (void)
         || chown (tmp ("sec"), nobody->pw_uid, (gid_t)-1) < 0)
         BAIL_OUT ("chown");
     snprintf (why, sizeof (why),
-              "directory %s is owned by uid %lu, neither root nor the "
-              "current user",
-              tmp ("sec"), (unsigned long)nobody->pw_uid);
+              "directory sec above it is owned by uid %lu, neither root nor "
+              "the current user",
+              (unsigned long)nobody->pw_uid);
     expect_refused (tmp ("sec/sub/good.so"), why,
                     "an ancestor directory of another user");
     if (chown (tmp ("sec"), 0, (gid_t)-1) < 0)
@@ -828,13 +830,13 @@ static void test_sticky_swap (void)
         BAIL_OUT ("mkdir or chown");
     copy_file (fixture ("good"), tmp ("sticky/sub/good.so"));
     expect_refused (tmp ("sticky/sub/good.so"),
-                    entry_foreign ("sub", s, 01777, uid),
+                    entry_foreign ("sub", "sticky directory sticky above it", 01777, uid),
                     "a directory of another user in a sticky directory");
     copy_file (fixture ("good"), tmp ("sticky/good.so"));
     if (chown (tmp ("sticky/good.so"), uid, (gid_t)-1) < 0)
         BAIL_OUT ("chown");
     expect_refused (tmp ("sticky/good.so"),
-                    entry_foreign ("good.so", s, 01777, uid),
+                    entry_foreign ("good.so", "its sticky directory", 01777, uid),
                     "a file of another user in a sticky directory");
 
     if (symlink (fixture ("good"), tmp ("sticky/link.so")) < 0
@@ -850,23 +852,25 @@ static void test_sticky_swap (void)
         skip (1, "fs.protected_symlinks is on: the kernel refuses first");
     } else {
         expect_refused (tmp ("sticky/link.so"),
-                        entry_foreign ("link.so", s, 01777, uid),
+                        entry_foreign ("link.so", "its sticky directory", 01777,
+                                       uid),
                         "a symlink of another user to a safe plugin");
     }
     if (chmod (s, 01775) < 0)
         BAIL_OUT ("chmod");
     /* Group-writable only: the kernel does not protect symlinks there. */
     expect_refused (tmp ("sticky/dir/good.so"),
-                    entry_foreign ("dir", s, 01775, uid),
+                    entry_foreign ("dir", "sticky directory sticky above it", 01775,
+                                   uid),
                     "a symlink of another user to a safe directory, in a "
                     "sticky group-writable directory");
     if (chmod (s, 01777) < 0 || chown (s, uid, (gid_t)-1) < 0
         || chown (tmp ("sticky/sub"), 0, (gid_t)-1) < 0)
         BAIL_OUT ("chmod or chown");
     snprintf (why, sizeof (why),
-              "directory %s is owned by uid %lu, neither root nor the "
-              "current user",
-              s, (unsigned long)uid);
+              "directory sticky above it is owned by uid %lu, neither root "
+              "nor the current user",
+              (unsigned long)uid);
     expect_refused (tmp ("sticky/sub/good.so"), why,
                     "a sticky directory of another user");
 }

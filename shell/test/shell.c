@@ -20,19 +20,10 @@
 #include <respol/shell.h>
 
 #include "core/test/fixtures.h"
+#include "shell/test/helpers.h"
 #include "t/tap/tap.h"
 
 static char cfgpath[PATH_MAX];
-
-static const char *topology (const char *name)
-{
-    static char path[PATH_MAX];
-    const char *src = getenv ("RESPOL_SRCDIR");
-
-    snprintf (path, sizeof (path), "%s/t/data/topologies/%s",
-              src ? src : ".", name);
-    return path;
-}
 
 /* A V1 jobspec of nslots slots of cores cores and gpus GPUs, one task
  * each, with shell options opts (a YAML flow mapping, or NULL). */
@@ -75,18 +66,6 @@ static struct rp_config *config (bool fixture)
     if (!(cfg = rp_config_load (cfgpath, 0, NULL)))
         BAIL_OUT ("cannot load %s", cfgpath);
     return cfg;
-}
-
-static char *enc (const struct rp_idset *ids)
-{
-    static char buf[4][256];
-    static int next;
-    char *s = ids ? rp_idset_encode (ids, RP_IDSET_RANGES) : NULL;
-    char *b = buf[next++ % 4];
-
-    snprintf (b, 256, "%s", s ? s : "(null)");
-    free (s);
-    return b;
 }
 
 /* A shell on topology xml with R from it, for js, initialized with cfg;
@@ -307,6 +286,7 @@ static void test_host_tasks_and_errors (void)
             && rp_task_global_id (rp_shell_task (sh, 1)) == 11
             && rp_task_local_id (rp_shell_task (sh, 1)) == 1,
         "no layout: the host's tasks, local ids in order");
+    ok (rp_shell_ntasks_total (sh) == 2, "the job's tasks: those added");
     is (enc (rp_task_share_cores (rp_shell_task (sh, 0))), "4-7",
         "with the host's share");
     cmp_ok (rp_shell_gpu_vendor (sh, 0), ==, RP_GPU_NVIDIA,
@@ -314,6 +294,32 @@ static void test_host_tasks_and_errors (void)
     errno = 0;
     ok (rp_shell_add_task (sh, 12, cores, NULL, &e) < 0 && errno == EINVAL,
         "no task added after init");
+    rp_shell_destroy (sh);
+
+    sh = rp_shell_create (R, js, 0, &e);
+    ok (sh && rp_shell_set_xml (sh, topology ("coral-lassen.xml"), &e) == 0
+            && rp_shell_set_ntasks_total (sh, 12, &e) == 0
+            && rp_shell_add_task (sh, 10, cores, NULL, &e) == 0
+            && rp_shell_init (sh, NULL, &e) == 0,
+        "a host adds its tasks of a larger job");
+    ok (rp_shell_ntasks_total (sh) == 12, "the job's tasks: the host's count");
+    is (rp_task_getenv (rp_shell_task (sh, 0), "RESPOL_JOB_SIZE"), "12",
+        "RESPOL_JOB_SIZE: the host's count");
+    rp_shell_destroy (sh);
+    sh = rp_shell_create (R, js, 0, &e);
+    errno = 0;
+    ok (rp_shell_set_ntasks_total (sh, 0, &e) < 0 && errno == EINVAL,
+        "a job of no task fails with EINVAL");
+    is (e.text, "shell: a job of 0 tasks (1 to 16777216)", "message");
+    ok (rp_shell_set_xml (sh, topology ("coral-lassen.xml"), &e) == 0
+            && rp_shell_set_ntasks_total (sh, 1, &e) == 0
+            && rp_shell_add_task (sh, 10, cores, NULL, &e) == 0
+            && rp_shell_add_task (sh, 11, cores, NULL, &e) == 0,
+        "two tasks added to a job of one");
+    errno = 0;
+    ok (rp_shell_init (sh, NULL, &e) < 0 && errno == EINVAL,
+        "init fails with EINVAL");
+    is (e.text, "shell: 2 tasks here, but the job has 1", "message");
     rp_shell_destroy (sh);
 
     sh = rp_shell_create (R, js, 0, &e);
@@ -362,6 +368,26 @@ static void test_exec (void)
     ok (WIFEXITED (status) && WEXITSTATUS (status) == 0,
         "in the task: bound to PU 0, its environment only (status %d)",
         WIFEXITED (status) ? WEXITSTATUS (status) : -1);
+    fflush (stdout);
+    if ((pid = fork ()) == 0) {
+        cpu_set_t set;
+        if (rp_task_exec_flags (t, RP_TASK_EXEC_KEEP_ENVIRON, &e) < 0)
+            _exit (2);
+        if (sched_getaffinity (0, sizeof (set), &set) < 0 || CPU_COUNT (&set) != 1
+            || !CPU_ISSET (0, &set))
+            _exit (3);
+        if (getenv ("X") || !getenv ("PATH"))
+            _exit (4);
+        _exit (0);
+    }
+    waitpid (pid, &status, 0);
+    ok (WIFEXITED (status) && WEXITSTATUS (status) == 0,
+        "RP_TASK_EXEC_KEEP_ENVIRON: bound, the process's environment kept "
+        "(status %d)",
+        WIFEXITED (status) ? WEXITSTATUS (status) : -1);
+    errno = 0;
+    ok (rp_task_exec_flags (t, 2, &e) < 0 && errno == EINVAL,
+        "rp_task_exec_flags: an unknown flag fails with EINVAL");
     ok (rp_task_exited (t, status, &e) == 0 && rp_shell_exit (sh, &e) == 0,
         "task_exit and shell_exit run");
     rp_shell_destroy (sh);

@@ -2,6 +2,7 @@
 /* Fixture plugin "shell-fixture" (shell): does what its shell options say,
  * for the shell's tests.
  *   fixture-cpus: IDSET    every task's CPUs
+ *   fixture-share: 1       each task's CPUs: the PUs of its share of cores
  *   fixture-gpus: IDSET    every task's GPUs
  *   fixture-mems: IDSET    every task's NUMA nodes (bind)
  *   fixture-env: NAME=VAL  set in every task
@@ -89,6 +90,28 @@ static void *idle (void *arg)
     return NULL;
 }
 
+/* The PUs of the task's share of cores, when fixture-share is set. */
+static int set_share (struct rp_plugin *p, struct rp_shell *sh,
+                      struct rp_task *t)
+{
+    const struct rp_idset *share = rp_task_share_cores (t);
+    struct rp_idset *cpus;
+    int rc = 0;
+
+    if (!rp_shell_option (sh, "fixture-share"))
+        return 0;
+    if (!(cpus = rp_idset_create ()))
+        return svc->error (p, "out of memory");
+    for (unsigned int c = rp_idset_first (share); c != RP_IDSET_INVALID_ID;
+         c = rp_idset_next (share, c))
+        if (rp_idset_add_set (cpus, rp_shell_core_cpus (sh, c)) < 0)
+            rc = -1;
+    if (rc == 0)
+        rc = rp_task_set_cpus (t, cpus);
+    rp_idset_destroy (cpus);
+    return rc < 0 ? svc->error (p, "fixture-share: cannot bind") : 0;
+}
+
 static int shell_init (struct rp_plugin *p, struct rp_shell *sh)
 {
     pthread_t t;
@@ -110,7 +133,8 @@ static int task_init (struct rp_plugin *p, struct rp_shell *sh,
     if (maybe_fail (p, sh, "task_init") < 0
         || set (p, sh, t, "fixture-cpus", rp_task_set_cpus) < 0
         || set (p, sh, t, "fixture-gpus", rp_task_set_gpus) < 0
-        || set (p, sh, t, "fixture-mems", set_mems) < 0)
+        || set (p, sh, t, "fixture-mems", set_mems) < 0
+        || set_share (p, sh, t) < 0)
         return -1;
     if (opt (sh, "fixture-unset")
         && rp_task_unsetenv (t, opt (sh, "fixture-unset")) < 0)
