@@ -6,6 +6,7 @@
  *   fixture-gpus: IDSET    every task's GPUs
  *   fixture-mems: IDSET    every task's NUMA nodes (bind)
  *   fixture-env: NAME=VAL  set in every task
+ *   fixture-unset: NAME    unset in every task
  *   fixture-thread: 1      start a thread in shell_init that lives as
  *                          long as the process (as a GPU runtime loaded
  *                          during discovery does): it inherits the
@@ -135,6 +136,9 @@ static int task_init (struct rp_plugin *p, struct rp_shell *sh,
         || set (p, sh, t, "fixture-mems", set_mems) < 0
         || set_share (p, sh, t) < 0)
         return -1;
+    if (opt (sh, "fixture-unset")
+        && rp_task_unsetenv (t, opt (sh, "fixture-unset")) < 0)
+        return svc->error (p, "fixture-unset: cannot unset it");
     if (env && strchr (env, '=')) {
         char *name = strndup (env, (size_t)(strchr (env, '=') - env));
         int rc = name ? rp_task_setenv (t, name, strchr (env, '=') + 1) : -1;
