@@ -40,21 +40,20 @@
  *   failures point at its `config` block (at the entry when it has none).
  *   A key of the block that the plugin does not declare (when it declares
  *   its keys) is refused before init, at the key, like a key of the file.
- * - Every stack ("validate", "match", "property", "shell") takes the same
- *   entries, each loaded into the stack of its key only.  A property
- *   plugin's init may add constraint operators (rp_property_add_operator):
- *   they are known process-wide while the configuration is loaded, and a
- *   name taken twice (by two instances, or two configurations loaded at
- *   once) fails the second init.  rp_config_policy looks up an
- *   instance of the match stack by name, else loads the plugin of that
- *   name (or absolute path) as an entry with an empty block would be, in
- *   the same search path (built on first use, from the file's
- *   plugin-path and $RESPOL_PLUGIN_PATH as they are then; its warnings
- *   are not reported) with the same checks.  Such policies are kept by
- *   the configuration under the name asked for (asking twice returns the
- *   same instance), named like an implicit entry ("first#2" when "first"
- *   is taken in any stack), and finalised first in rp_config_destroy.
- *   A configuration read with RP_CONFIG_NOLOAD loads none.
+ * - Every stack ("validate", "match", "property", "shell", "queue")
+ *   takes the same entries, each loaded into the stack of its key only.  A
+ * property plugin's init may add constraint operators
+ * (rp_property_add_operator): they are known process-wide while the
+ * configuration is loaded, and a name taken twice (by two instances, or two
+ * configurations loaded at once) fails the second init.  rp_config_policy looks
+ * up an instance of the match stack by name, else loads the plugin of that name
+ * (or absolute path) as an entry with an empty block would be, in the same
+ * search path (built on first use, from the file's plugin-path and
+ * $RESPOL_PLUGIN_PATH as they are then; its warnings are not reported) with the
+ * same checks.  Such policies are kept by the configuration under the name
+ * asked for (asking twice returns the same instance), named like an implicit
+ * entry ("first#2" when "first" is taken in any stack), and finalised first in
+ * rp_config_destroy. A configuration read with RP_CONFIG_NOLOAD loads none.
  * - An unknown key, and a plugin or policy name not found, get the
  *   closest known name (core/suggest.h): the keys of the file or of an
  *   entry; for a plugin, the NAME.so files of the search path; for a
@@ -91,7 +90,7 @@
 #include "core/plugin_private.h"
 #include "core/suggest.h"
 
-#define NKINDS 4 /* RP_PLUGIN_VALIDATE .. RP_PLUGIN_SHELL */
+#define NKINDS 5 /* RP_PLUGIN_VALIDATE .. RP_PLUGIN_QUEUE */
 
 struct rp_stack {
     uint32_t kind;
@@ -287,8 +286,13 @@ static const char *const name_rule = "letters, digits, '-' and '_', 1-64 bytes";
 
 /* The keys of the file and of an entry, for suggestions. */
 static const char *const top_keys[] = {
-    "validate", "match",       "property",
-    "shell",    "plugin-path", "allow-insecure-path",
+    "validate",
+    "match",
+    "property",
+    "shell",
+    "queue",
+    "plugin-path",
+    "allow-insecure-path",
     NULL,
 };
 static const char *const entry_keys[] = { "plugin", "name", "config", NULL };
@@ -1154,26 +1158,29 @@ struct rp_plugin *rp_config_plugin_inspect (const struct rp_config *cfg,
     return p;
 }
 
-/* Load, check and init the plugin name with an empty block; keep it. */
+/* Load, check and init the plugin name of kind with the block config
+ * (NULL: empty); keep it under key. */
 static const struct rp_plugin *policy_load (struct rp_config *cfg,
-                                            const char *name, rp_error_t *error)
+                                            const char *name, uint32_t kind,
+                                            json_t *config, const char *key,
+                                            rp_error_t *error)
 {
     struct rp_plugin *p;
     char *file, *instance = NULL;
 
     if (!(file = policy_file (cfg, name, error)))
         return NULL;
-    p = plugin_open (file, RP_PLUGIN_MATCH, cfg->allow_insecure, error);
+    p = plugin_open (file, kind, cfg->allow_insecure, error);
     free (file);
     if (!p)
         return NULL;
     if (!(instance = policy_instance_name (cfg, p))
-        || policies_grow (cfg, name) < 0) {
+        || policies_grow (cfg, key) < 0) {
         rp_error_set (error, ENOMEM, "out of memory");
         goto error;
     }
     p->log = &cfg->log;
-    if (plugin_start (p, instance, NULL, error) < 0) {
+    if (plugin_start (p, instance, config, error) < 0) {
         free (cfg->policy_keys[cfg->policies.count]);
         rp_error_prefix (error, "%s", p->file);
         goto error;
@@ -1214,5 +1221,65 @@ const struct rp_plugin *rp_config_policy (struct rp_config *cfg,
                       name);
         return NULL;
     }
-    return policy_load (cfg, name, error);
+    return policy_load (cfg, name, RP_PLUGIN_MATCH, NULL, name, error);
+}
+
+/* A loaded policy of cfg->policies by key, or NULL. */
+static const struct rp_plugin *policy_cached (const struct rp_config *cfg,
+                                              const char *key)
+{
+    for (size_t i = 0; i < cfg->policies.count; i++)
+        if (!strcmp (cfg->policy_keys[i], key))
+            return cfg->policies.v[i];
+    return NULL;
+}
+
+/* The first instance of the queue stack that has a pass, or NULL. */
+static const struct rp_plugin *first_pass (const struct rp_stack *queue)
+{
+    for (size_t i = 0; i < queue->count; i++)
+        if (rp_queue_has_pass (queue->v[i]))
+            return queue->v[i];
+    return NULL;
+}
+
+const struct rp_plugin *rp_config_queue_policy (struct rp_config *cfg,
+                                                const char *name,
+                                                const json_t *config,
+                                                rp_error_t *error)
+{
+    const struct rp_stack *queue;
+    const struct rp_plugin *p;
+    char *dump = NULL, *key = NULL;
+
+    if (!cfg || (config && !json_is_object (config))) {
+        rp_error_set (error, EINVAL, "invalid argument");
+        return NULL;
+    }
+    queue = &cfg->stacks[RP_PLUGIN_QUEUE - 1];
+    if (!name && !config && (p = first_pass (queue)))
+        return p;
+    if (!name)
+        name = "fcfs";
+    if (!config && (p = stack_find (queue, name)))
+        return p;
+    /* Keys of the match policies are plain names: these start with a
+     * newline, which no name has. */
+    if ((config && !(dump = json_dumps (config, JSON_COMPACT | JSON_SORT_KEYS)))
+        || asprintf (&key, "\nqueue\n%s\n%s", name, dump ? dump : "") < 0) {
+        free (dump);
+        rp_error_set (error, ENOMEM, "out of memory");
+        return NULL;
+    }
+    free (dump);
+    if (!(p = policy_cached (cfg, key)) && (cfg->flags & RP_CONFIG_NOLOAD))
+        rp_error_set (error, EINVAL,
+                      "queue policy '%s': the configuration was read without "
+                      "loading plugins",
+                      name);
+    else if (!p)
+        p = policy_load (cfg, name, RP_PLUGIN_QUEUE, (json_t *)config, key,
+                         error);
+    free (key);
+    return p;
 }

@@ -159,6 +159,8 @@
 /* The property ops of the first release with the property kind. */
 #define PROPERTY_OPS_SIZE_V1                                                   \
     (offsetof (struct rp_property_ops, annotate) + sizeof (void *))
+#define QUEUE_OPS_SIZE_V1                                                      \
+    (offsetof (struct rp_queue_ops, pass) + sizeof (void *))
 #define MATCH_OPS_SIZE_V1                                                      \
     (offsetof (struct rp_match_ops, stop_after) + sizeof (uint32_t))
 /* Does an ops table (of type T) of the given size cover field? */
@@ -547,7 +549,7 @@ void plugin_thread_setup (void)
 /* --- descriptor checks -------------------------------------------------- */
 
 static const char *const kind_names[] = {
-    NULL, "validate", "match", "property", "shell",
+    NULL, "validate", "match", "property", "shell", "queue",
 };
 
 const char *rp_plugin_kind_name (uint32_t kind)
@@ -657,6 +659,27 @@ static int check_property_ops (const struct rp_plugin_desc *d,
     return 0;
 }
 
+static int check_queue_ops (const struct rp_plugin_desc *d, rp_error_t *error)
+{
+    const struct rp_queue_ops *ops = d->ops;
+
+    if (ops->size < QUEUE_OPS_SIZE_V1)
+        return rp_error_set (error, EINVAL,
+                             "plugin '%s' has a queue ops table of %u bytes, "
+                             "at least %zu expected",
+                             d->name, ops->size, QUEUE_OPS_SIZE_V1);
+    if (!ops->priority && !ops->pass)
+        return rp_error_set (error, EINVAL,
+                             "plugin '%s' has neither a priority nor a pass "
+                             "operation",
+                             d->name);
+    if (ops->flags & ~(uint32_t)RP_QUEUE_IN_ORDER)
+        return rp_error_set (
+            error, EINVAL, "plugin '%s' has unknown queue flags 0x%x", d->name,
+            ops->flags & ~(uint32_t)RP_QUEUE_IN_ORDER);
+    return 0;
+}
+
 static int check_match_ops (const struct rp_plugin_desc *d, rp_error_t *error)
 {
     const struct rp_match_ops *ops = d->ops;
@@ -728,6 +751,8 @@ static int check_ops (const struct rp_plugin_desc *d, rp_error_t *error)
         return check_shell_ops (d, error);
     case RP_PLUGIN_PROPERTY:
         return check_property_ops (d, error);
+    case RP_PLUGIN_QUEUE:
+        return check_queue_ops (d, error);
     default:
         return check_validate_ops (d, error);
     }
@@ -1345,6 +1370,8 @@ static int copy_desc (struct rp_plugin *p, const struct rp_plugin_desc *d)
         copy_shell_ops (&p->shell, d->ops);
     else if (d->kind == RP_PLUGIN_PROPERTY)
         copy_property_ops (&p->property, d->ops);
+    else if (d->kind == RP_PLUGIN_QUEUE)
+        memcpy (&p->queue, d->ops, QUEUE_OPS_SIZE_V1);
     else {
         copy_match_ops (&p->match, d->ops);
         p->job_event = p->match.job_event;

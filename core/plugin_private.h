@@ -18,6 +18,7 @@
 #include "respol/error.h"
 #include "respol/plugin.h"
 #include "respol/property.h"
+#include "respol/queue.h"
 #include "respol/shell.h"
 
 /* A configuration's log block (core/config.c reads it and owns it; the
@@ -58,6 +59,8 @@ struct rp_plugin {
     struct rp_shell_ops shell;
     /* Kind property: likewise. */
     struct rp_property_ops property;
+    /* Kind queue: likewise. */
+    struct rp_queue_ops queue;
 
     json_t *config; /* the configuration block (a reference) */
     void *data;     /* svc->set_data */

@@ -81,11 +81,13 @@ test_expect_success 'the installed files' '
 	test -f "$PREFIX/include/respol/jobspec.h" &&
 	test -f "$PREFIX/include/respol/config.h" &&
 	test -f "$PREFIX/include/respol/property.h" &&
+	test -f "$PREFIX/include/respol/queue.h" &&
 	test -f "$LIBDIR/librespol.so" &&
 	ls "$PLUGINDIR"/*.so | sed "s|^$PLUGINDIR/||" >plugins &&
-	printf "%s\n" cpu-affinity.so feasibility.so first.so gpu-affinity.so \
-		high.so hostlist-properties.so hwloc-properties.so limits.so \
-		locality.so low.so mem-affinity.so openmp.so pack.so \
+	printf "%s\n" conservative.so cpu-affinity.so easy.so fcfs.so \
+		feasibility.so first.so gpu-affinity.so high.so \
+		hostlist-properties.so hwloc-properties.so hybrid.so limits.so \
+		locality.so low.so mem-affinity.so openmp.so pack.so priority.so \
 		property-compare.so queues.so require-duration.so spread.so \
 		user-limits.so >expected &&
 	test_cmp expected plugins &&

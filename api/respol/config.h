@@ -219,6 +219,17 @@ struct rp_plugin *rp_plugin_inspect (const char *path, rp_error_t *error);
 struct rp_plugin *rp_config_plugin_inspect (const struct rp_config *cfg,
                                             const char *name,
                                             rp_error_t *error);
+/* The queue policy (respol/queue.h) called name: the instance of that
+ * name in cfg's "queue" stack when config is NULL, else the plugin of that
+ * name loaded (as a stack entry with the configuration block config,
+ * borrowed; NULL: empty) and kept by cfg, the same name and block giving
+ * the same instance.  With name and config NULL: the first instance of
+ * the queue stack that has a pass, else the plugin "fcfs".  Borrowed from
+ * cfg.  NULL with errno and error on failure (the loader's message). */
+const struct rp_plugin *rp_config_queue_policy (struct rp_config *cfg,
+                                                const char *name,
+                                                const json_t *config,
+                                                rp_error_t *error);
 /* Destroy an rp_plugin_inspect result (never an instance of a
  * configuration).  Accepts NULL, keeps errno. */
 void rp_plugin_destroy (struct rp_plugin *p);

@@ -36,7 +36,9 @@
  * (match policies) are defined here, RP_PLUGIN_SHELL (the job shell's
  * task hooks: CPU, GPU and memory binding, environment) in respol/shell.h,
  * RP_PLUGIN_PROPERTY (properties of execution targets, constraint
- * operators) in respol/property.h.
+ * operators) in respol/property.h, RP_PLUGIN_QUEUE (queue policies: the
+ * order of pending jobs, what a scheduling pass starts and reserves) in
+ * respol/queue.h.
  *
  * Threads: the host calls a plugin instance from one thread at a time.
  */
@@ -79,6 +81,7 @@ enum rp_plugin_kind {
     RP_PLUGIN_MATCH = 2,    /* match policy: struct rp_match_ops */
     RP_PLUGIN_PROPERTY = 3, /* properties, operators: respol/property.h */
     RP_PLUGIN_SHELL = 4,    /* job-shell task hooks: respol/shell.h */
+    RP_PLUGIN_QUEUE = 5,    /* queue policies: respol/queue.h */
 };
 
 /* Log levels (syslog's numbers). */
@@ -169,7 +172,8 @@ struct rp_plugin_desc {
      * RP_PLUGIN_VALIDATE, const struct rp_match_ops * for
      * RP_PLUGIN_MATCH, const struct rp_property_ops * for
      * RP_PLUGIN_PROPERTY, const struct rp_shell_ops * for
-     * RP_PLUGIN_SHELL.  Required. */
+     * RP_PLUGIN_SHELL, const struct rp_queue_ops * for RP_PLUGIN_QUEUE.
+     * Required. */
     const void *ops;
 
     /* The keys the configuration block may hold, NULL-terminated, e.g.

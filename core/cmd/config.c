@@ -72,7 +72,7 @@ static void describe_stacks (const struct rp_config *cfg, char *buf,
     size_t len = 0;
 
     buf[0] = '\0';
-    for (uint32_t k = RP_PLUGIN_VALIDATE; k <= RP_PLUGIN_SHELL; k++) {
+    for (uint32_t k = RP_PLUGIN_VALIDATE; k <= RP_PLUGIN_QUEUE; k++) {
         const struct rp_stack *s = rp_config_stack (cfg, k);
         if (rp_stack_count (s) == 0)
             continue;
@@ -87,7 +87,7 @@ static size_t count_plugins (const struct rp_config *cfg)
 {
     size_t n = 0;
 
-    for (uint32_t k = RP_PLUGIN_VALIDATE; k <= RP_PLUGIN_SHELL; k++)
+    for (uint32_t k = RP_PLUGIN_VALIDATE; k <= RP_PLUGIN_QUEUE; k++)
         n += rp_stack_count (rp_config_stack (cfg, k));
     return n;
 }

@@ -154,7 +154,7 @@ static void list_table (const struct rp_config *cfg)
 
     for (int c = 0; c < NCOLS; c++)
         width[c] = strlen (header[c]);
-    for (uint32_t k = RP_PLUGIN_VALIDATE; k <= RP_PLUGIN_SHELL; k++) {
+    for (uint32_t k = RP_PLUGIN_VALIDATE; k <= RP_PLUGIN_QUEUE; k++) {
         const struct rp_stack *s = rp_config_stack (cfg, k);
         for (size_t i = 0; i < rp_stack_count (s); i++) {
             cells (rp_stack_plugin (s, i), abi, cell);
@@ -164,7 +164,7 @@ static void list_table (const struct rp_config *cfg)
         }
     }
     row (header, width);
-    for (uint32_t k = RP_PLUGIN_VALIDATE; k <= RP_PLUGIN_SHELL; k++) {
+    for (uint32_t k = RP_PLUGIN_VALIDATE; k <= RP_PLUGIN_QUEUE; k++) {
         const struct rp_stack *s = rp_config_stack (cfg, k);
         for (size_t i = 0; i < rp_stack_count (s); i++) {
             cells (rp_stack_plugin (s, i), abi, cell);
@@ -179,7 +179,7 @@ static void list_json (const struct rp_config *cfg)
 
     if (!a)
         cmd_die (SUB, "out of memory");
-    for (uint32_t k = RP_PLUGIN_VALIDATE; k <= RP_PLUGIN_SHELL; k++) {
+    for (uint32_t k = RP_PLUGIN_VALIDATE; k <= RP_PLUGIN_QUEUE; k++) {
         const struct rp_stack *s = rp_config_stack (cfg, k);
         for (size_t i = 0; i < rp_stack_count (s); i++)
             if (json_array_append_new (

@@ -3,7 +3,7 @@
  * resource graph (RFC 4) in virtual time, matching every job for real.
  *
  *   respol simulate [--config=FILE] [--policy=MATCH-POLICY]
- *       [--queue=fcfs|easy|conservative|hybrid:N]
+ *       [--queue=NAME[:N]]
  *       [--unit=core|node] [--jobs=FILE.csv] [--format=text|json]
  *       [--compare=P1,P2,...] RESOURCE-OPTION TRACE
  *
@@ -21,27 +21,31 @@
  *   then arrivals are queued, then one scheduling pass.  A job of run
  *   time 0 starts and ends at that time; what it frees is used by another
  *   pass at that time.
- * - The queue policies, built in until they are plugins: fcfs starts
- *   the head of the queue when the matcher finds it room now, and blocks
- *   everything behind it until then; easy starts jobs in order while they
- *   fit, reserves the earliest time for the head, and starts any later
- *   job that fits now without delaying it; conservative takes every queued
- *   job's reservation out and puts it back at its earliest time, in order
- *   (compression: never later, its old place being still free), and
- *   starts those whose earliest time is now; hybrid:N does what
- *   conservative does for the first N queued jobs that do not start, and
- *   starts later ones that fit now without delaying them.
- * - easy and conservative plan with a planner (respol/planner.h) of the
- *   cluster's units: running jobs hold a span of their duration (what a
- *   scheduler knows; none: for ever) and give it back when they end (at
- *   their run time, early); reservations are spans too.  The units are
- *   interchangeable (size slots of one core, or whole nodes), so what the
- *   planner finds free now the matcher places; it is checked.
+ * - The queue policy is a plugin (respol/queue.h): --queue=NAME is the
+ *   instance of that name in the configuration's queue stack, else the
+ *   plugin NAME from the plugin path (NAME:N: with the configuration
+ *   block {depth: N}, for hybrid); without --queue, the stack's first
+ *   instance that has a pass, else fcfs.  The queue is ordered by the
+ *   policy's priority when it has one, else by the first instance of the
+ *   stack that has one, else it is submission order.  Each pass the
+ *   policy starts and reserves through the host (core/queue.c), which
+ *   refuses a start that would delay a reservation, a reservation later
+ *   than the job's last, and (for a policy that says it starts jobs in
+ *   order, fcfs) a start that passes a pending job.  The shipped fcfs,
+ *   easy, conservative and hybrid are plugins/queue/.
+ * - The planner (respol/planner.h) holds the cluster's units: running
+ *   jobs hold a span of their duration (what a scheduler knows; none:
+ *   for ever) and give it back when they end (at their run time, early);
+ *   reservations are spans too.  The units are interchangeable (size
+ *   slots of one core, or whole nodes), so what the planner finds free
+ *   now the matcher places.  Jobs of JSON lines ask what their jobspecs
+ *   ask, which a count of units does not say: they run without a
+ *   planner, under a policy that starts jobs in order.
  * - After every event time the invariants are checked: no more units in
  *   use than exist, each running job holds exactly its size, no job
- *   starts before it is submitted, fcfs starts jobs in order, easy never
- *   delays the head's reservation, conservative never delays any, the
- *   planner has as many units free now as the matcher; the matcher's own
+ *   starts before it is submitted, the planner has as many units free
+ *   now as the matcher (the policy's own promises are checked as it
+ *   makes its decisions, above); the matcher's own
  *   check (rp_matcher_check) walks the graph, so it runs every 1,000
  *   event times and at the end.  A broken one stops the replay with
  *   "invariant broken at T: what" (exit 1).
@@ -72,6 +76,7 @@
 #include <respol/jobspec.h>
 #include <respol/match.h>
 #include <respol/planner.h>
+#include <respol/queue.h>
 #include <respol/rset.h>
 #include <respol/trace.h>
 
@@ -109,33 +114,30 @@ static const struct option opts[] = {
 };
 #define SHORTOPTS "hv" CMD_RESOURCE_SHORTOPTS
 
-enum queue_policy { FCFS, EASY, CONSERVATIVE, HYBRID, NQUEUES };
-static const char *const queue_names[] = { "fcfs", "easy", "conservative",
-                                           "hybrid" };
-/* hybrid:N: reservations for the first N blocked jobs, 1..this. */
+/* --queue=NAME:N: N from 1 to this, as a configuration block {depth: N}. */
 #define DEPTH_MAX 1000000
 
-/* "fcfs", "easy", "conservative" or "hybrid:N" into *kind and *depth;
- * -1 when it is none of them. */
-static int parse_queue (const char *name, int *kind, size_t *depth)
+/* "NAME" or "NAME:N" into the plugin name (a copy, caller frees) and its
+ * configuration block (NULL, or {"depth": N}); -1 for a bad N. */
+static int parse_queue (const char *label, char **name, json_t **config)
 {
+    const char *colon = strchr (label, ':');
     char *end;
     unsigned long n;
 
-    for (int q = 0; q < HYBRID; q++)
-        if (!strcmp (name, queue_names[q])) {
-            *kind = q;
-            *depth = q == CONSERVATIVE ? SIZE_MAX : 1;
-            return 0;
-        }
-    if (strncmp (name, "hybrid:", 7) != 0 || name[7] < '1' || name[7] > '9')
-        return -1;
+    *config = NULL;
+    if (!colon) {
+        if (!(*name = strdup (label)))
+            cmd_die (SUB, "out of memory");
+        return 0;
+    }
     errno = 0;
-    n = strtoul (name + 7, &end, 10);
-    if (errno || *end || n > DEPTH_MAX)
+    n = strtoul (colon + 1, &end, 10);
+    if (colon[1] < '1' || colon[1] > '9' || errno || *end || n > DEPTH_MAX)
         return -1;
-    *kind = HYBRID;
-    *depth = n;
+    if (!(*name = strndup (label, (size_t)(colon - label)))
+        || !(*config = json_pack ("{s:I}", "depth", (json_int_t)n)))
+        cmd_die (SUB, "out of memory");
     return 0;
 }
 
@@ -143,8 +145,7 @@ struct options {
     const char *config, *policy, *jobs_path;
     char *compare; /* --compare's list, or NULL */
     const char *plot_path;
-    int queue; /* enum queue_policy */
-    size_t depth; /* of its reservations */
+    const char *queue; /* --queue, or NULL */
     bool node_unit, json;
     struct cmd_resources res;
 };
@@ -153,9 +154,10 @@ enum job_state { QUEUED, RUNNING, DONE, REJECTED };
 
 struct job {
     uint64_t id, size, units;
-    uint64_t span;     /* its planner span: running or reserved */
-    bool has_span;
-    int64_t reserved;  /* its last reservation's start; -1: none */
+    /* What the queue policy sees; q.span, q.has_span: its planner span,
+     * running or reserved; q.reserved: its last reservation's start. */
+    struct rp_queue_job q;
+    int64_t priority;
     int64_t submit, run, duration, start, end;
     size_t line;
     json_t *jobspec; /* JSON lines: the trace's; SWF: NULL */
@@ -166,8 +168,9 @@ struct job {
 
 struct sim {
     const struct options *o;
-    int queue;                  /* enum queue_policy of this run */
-    size_t depth;               /* how many queued jobs it reserves */
+    const char *queue;               /* this run's --queue, as given */
+    const struct rp_plugin *qp;      /* its queue policy */
+    const struct rp_plugin *orderer; /* the queue's priority, or NULL */
     bool quiet;                 /* a rerun (--compare): rejections said */
     struct rp_planner *planner; /* the units over time: running jobs and
                                    reservations, as the scheduler knows
@@ -175,7 +178,9 @@ struct sim {
     const char *trace;
     struct job *jobs;
     size_t njobs, skipped, rejected;
-    size_t arrived, head; /* jobs[head..arrived) hold the queue */
+    size_t arrived;                /* jobs[0..arrived) arrived */
+    struct rp_queue_job **queue_v; /* the pending jobs, in queue order */
+    size_t nq;
     size_t *running;      /* a heap of indexes, by (end, index) */
     size_t nrunning;
     size_t backfilled;    /* jobs started before an earlier one */
@@ -184,6 +189,7 @@ struct sim {
     struct rp_matcher *m;
     double pass_us_sum, pass_us_max;
     size_t passes;
+    int64_t now; /* the time of the pass */
 };
 
 static void usage (FILE *f)
@@ -194,10 +200,11 @@ static void usage (FILE *f)
              "gzip or not;\n'-' is stdin) in virtual time, print a "
              "summary.\n\n"
              "Options:\n"
-             "      --queue=NAME    the queue policy: fcfs (the default), "
-             "easy,\n"
-             "                      conservative or hybrid:N (reservations "
-             "for N jobs)\n"
+             "      --queue=NAME    the queue policy: an instance of the "
+             "queue stack, or\n"
+             "                      a plugin: fcfs (the default), easy, "
+             "conservative,\n"
+             "                      hybrid:N (reservations for N jobs)\n"
              "      --policy=NAME   the match policy (default: the first of "
              "the match\n"
              "                      stack, else first fit)\n"
@@ -251,7 +258,7 @@ static void add_job (struct sim *s, const struct rp_trace_job *tj,
     j->run = tj->run;
     j->duration = tj->duration;
     j->line = tj->line;
-    j->start = j->end = j->reserved = -1;
+    j->start = j->end = -1;
     if (tj->jobspec && !(j->jobspec = json_deep_copy (tj->jobspec)))
         cmd_die (SUB, "out of memory");
 }
@@ -366,17 +373,18 @@ static void span_add (struct sim *s, struct job *j, int64_t start)
 
     if (!s->planner)
         return;
-    if (rp_planner_add (s->planner, start, d, j->size, &j->span, &error) < 0)
+    if (rp_planner_add (s->planner, start, d, j->size, &j->q.span, &error) < 0)
         cmd_die (SUB, "invariant broken at %" PRId64 ": job %" PRIu64 ": %s",
                  start, j->id, error.text);
-    j->has_span = true;
+    j->q.has_span = true;
 }
 
 static void span_remove (struct sim *s, struct job *j)
 {
-    if (s->planner && j->has_span && rp_planner_remove (s->planner, j->span, NULL) < 0)
+    if (s->planner && j->q.has_span
+        && rp_planner_remove (s->planner, j->q.span, NULL) < 0)
         cmd_die (SUB, "job %" PRIu64 ": planner span lost", j->id);
-    j->has_span = false;
+    j->q.has_span = false;
 }
 
 static void release (struct sim *s, int64_t t)
@@ -411,20 +419,47 @@ static void reject (struct sim *s, struct job *j, const rp_error_t *error,
     s->rejected++;
 }
 
+/* The job whose queue record is q. */
+static struct job *job_of (struct rp_queue_job *q)
+{
+    return (struct job *)((char *)q - offsetof (struct job, q));
+}
+
+/* Queue job j: after the last pending job of a priority at least its. */
+static void enqueue (struct sim *s, struct job *j)
+{
+    size_t k = s->nq;
+
+    if (s->orderer)
+        while (k > 0 && job_of (s->queue_v[k - 1])->priority < j->priority)
+            k--;
+    memmove (&s->queue_v[k + 1], &s->queue_v[k],
+             (s->nq - k) * sizeof (*s->queue_v));
+    s->queue_v[k] = &j->q;
+    s->nq++;
+    j->q.pending = true;
+}
+
 static void arrive (struct sim *s, int64_t t)
 {
     rp_error_t error;
 
     while (s->arrived < s->njobs && s->jobs[s->arrived].submit <= t) {
         struct job *j = &s->jobs[s->arrived++];
-        struct rp_jobspec *js;
+        struct rp_jobspec *js = NULL;
         /* A size the units hold is satisfiable (unless a policy prunes:
          * then the job is rejected when it is first tried). */
-        if (s->planner && j->size <= s->total)
-            continue;
-        js = job_jobspec (s, j);
-        if (rp_matcher_satisfiability (s->m, js, &error) < 0)
+        if (!s->planner || j->size > s->total || s->orderer)
+            js = job_jobspec (s, j);
+        if ((!s->planner || j->size > s->total)
+            && rp_matcher_satisfiability (s->m, js, &error) < 0)
             reject (s, j, &error, errno);
+        else if (s->orderer
+                 && rp_queue_priority (s->orderer, js, &j->priority, &error)
+                        < 0)
+            cmd_die (SUB, "%s", error.text);
+        else
+            enqueue (s, j);
         rp_jobspec_destroy (js);
     }
 }
@@ -449,8 +484,9 @@ static char *where_of (const struct rp_rset *R)
     return s;
 }
 
-/* Try to start job i at t: 1 started, 0 no room now. */
-static int try_start (struct sim *s, size_t i, int64_t t)
+/* Try to start job i, at position k of the queue, at t: an enum
+ * rp_queue_start. */
+static int try_start (struct sim *s, size_t i, size_t k, int64_t t)
 {
     struct job *j = &s->jobs[i];
     struct rp_jobspec *js = job_jobspec (s, j);
@@ -461,9 +497,9 @@ static int try_start (struct sim *s, size_t i, int64_t t)
     rp_jobspec_destroy (js);
     if (!R) {
         if (errnum == EBUSY)
-            return 0;
+            return RP_QUEUE_NO_ROOM;
         reject (s, j, &error, errnum);
-        return 0;
+        return RP_QUEUE_REJECTED;
     }
     j->units = units_of (s, R);
     j->where = where_of (R);
@@ -474,15 +510,15 @@ static int try_start (struct sim *s, size_t i, int64_t t)
     s->in_use += j->units;
     span_remove (s, j); /* its reservation */
     span_add (s, j, t);
-    for (size_t k = s->head; k < i; k++)
-        if (s->jobs[k].state == QUEUED) {
+    for (size_t e = 0; e < k; e++)
+        if (s->queue_v[e]->pending) {
             s->backfilled++;
-            s->passed = k;
+            s->passed = (size_t)(job_of (s->queue_v[e]) - s->jobs);
             s->passer = i;
             break;
         }
     heap_push (s, i);
-    return 1;
+    return RP_QUEUE_STARTED;
 }
 
 /* CPU time: a pass's cost, whatever else the machine runs. */
@@ -494,122 +530,42 @@ static double now_us (void)
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
-/* Start jobs from the head while they fit; stop at the first that does
- * not (the head, then). */
-static void start_in_order (struct sim *s, int64_t t)
+/* The host's start (struct rp_queue_host). */
+static int host_start (void *arg, size_t k, rp_error_t *error)
 {
-    for (; s->head < s->arrived; s->head++) {
-        struct job *j = &s->jobs[s->head];
-        if (j->state != QUEUED)
-            continue;
-        /* Fewer units free than it asks: no need to ask the matcher. */
-        if (s->planner && rp_planner_free_at (s->planner, t) < j->size)
-            break;
-        if (!try_start (s, s->head, t) && j->state == QUEUED)
-            break;
-    }
+    struct sim *s = arg;
+    struct job *j = job_of (s->queue_v[k]);
+
+    (void)error;
+    return try_start (s, (size_t)(j - s->jobs), k, s->now);
 }
 
-/* Job j's earliest start from t, as the planner sees it. */
-static int64_t earliest (struct sim *s, struct job *j, int64_t t)
+/* The queue without the jobs that left it in a pass. */
+static void compact (struct sim *s)
 {
-    rp_error_t error;
-    int64_t at, d = j->duration > 0 ? j->duration : RP_PLANNER_FOREVER;
+    size_t n = 0;
 
-    if (rp_planner_earliest (s->planner, t, d, j->size, &at, &error) < 0)
-        return RP_PLANNER_FOREVER;
-    return at;
-}
-
-/* A reservation at `at` for queued job j: never later than its last
- * (easy: the head's; conservative: every job's). */
-static void reserve (struct sim *s, struct job *j, int64_t at, int64_t t)
-{
-    if (j->reserved >= 0 && at > j->reserved)
-        cmd_die (SUB, "invariant broken at %" PRId64 ": job %" PRIu64
-                      "'s reservation delayed from %" PRId64 " to %" PRId64,
-                 t, j->id, j->reserved, at);
-    j->reserved = at;
-    if (at != RP_PLANNER_FOREVER)
-        span_add (s, j, at);
-}
-
-/* Start job i now, where the planner says it fits: the matcher must
- * agree, the units being interchangeable. */
-static void start_planned (struct sim *s, size_t i, int64_t t)
-{
-    struct job *j = &s->jobs[i];
-
-    if (!try_start (s, i, t) && j->state == QUEUED)
-        cmd_die (SUB, "invariant broken at %" PRId64 ": job %" PRIu64
-                      " fits the planner but not the graph (units that "
-                      "are not alike?)", t, j->id);
-}
-
-/* easy: in order while jobs fit; then one reservation, for the head, and
- * every later job that fits now without delaying it starts. */
-static void pass_easy (struct sim *s, int64_t t)
-{
-    struct job *head;
-
-    start_in_order (s, t);
-    if (s->head == s->arrived)
-        return;
-    head = &s->jobs[s->head];
-    reserve (s, head, earliest (s, head, t), t);
-    for (size_t k = s->head + 1; k < s->arrived; k++) {
-        struct job *j = &s->jobs[k];
-        int64_t d = j->duration > 0 ? j->duration : RP_PLANNER_FOREVER;
-        if (j->state == QUEUED
-            && rp_planner_is_free (s->planner, t, d, j->size))
-            start_planned (s, k, t);
-    }
-    span_remove (s, head);
-}
-
-/* conservative (and hybrid:N, for the first N jobs that do not start):
- * every queued job, in order, is taken out and put back at its earliest
- * time (never later than its last reservation: the one it had is still
- * free); a job whose earliest time is now starts.  Past the depth, a job
- * starts when it fits now without delaying any reservation. */
-static void pass_conservative (struct sim *s, int64_t t)
-{
-    size_t reserved = 0;
-
-    for (size_t k = s->head; k < s->arrived; k++) {
-        struct job *j = &s->jobs[k];
-        int64_t at;
-        if (j->state != QUEUED)
-            continue;
-        if (reserved == s->depth) {
-            int64_t d = j->duration > 0 ? j->duration : RP_PLANNER_FOREVER;
-            if (rp_planner_is_free (s->planner, t, d, j->size))
-                start_planned (s, k, t);
-            continue;
-        }
-        span_remove (s, j);
-        at = earliest (s, j, t);
-        if (at == t)
-            start_planned (s, k, t);
-        else {
-            reserve (s, j, at, t);
-            reserved++;
-        }
-    }
-    while (s->head < s->arrived && s->jobs[s->head].state != QUEUED)
-        s->head++;
+    for (size_t k = 0; k < s->nq; k++)
+        if (s->queue_v[k]->pending)
+            s->queue_v[n++] = s->queue_v[k];
+    s->nq = n;
 }
 
 static void pass (struct sim *s, int64_t t)
 {
+    struct rp_queue_host h = { .jobs = s->queue_v,
+                               .count = s->nq,
+                               .now = t,
+                               .planner = s->planner,
+                               .start = host_start,
+                               .arg = s };
     double t0 = now_us (), us;
+    rp_error_t error;
 
-    if (s->queue == EASY)
-        pass_easy (s, t);
-    else if (s->queue == CONSERVATIVE || s->queue == HYBRID)
-        pass_conservative (s, t);
-    else
-        start_in_order (s, t);
+    s->now = t;
+    if (s->nq > 0 && rp_queue_run (s->qp, &h, &error) < 0)
+        cmd_die (SUB, "at %" PRId64 ": %s", t, error.text);
+    compact (s);
     us = now_us () - t0;
     s->pass_us_sum += us;
     if (us > s->pass_us_max)
@@ -655,13 +611,10 @@ static void check (struct sim *s, int64_t t, size_t events)
                       " units in use of %" PRIu64, t, used, s->total);
     if (s->planner
         && rp_planner_free_at (s->planner, t) != s->total - s->in_use)
-        cmd_die (SUB, "invariant broken at %" PRId64 ": the planner has %"
-                      PRIu64 " units free, the matcher %" PRIu64, t,
-                 rp_planner_free_at (s->planner, t), s->total - s->in_use);
-    if (s->queue == FCFS && s->backfilled > 0)
-        cmd_die (SUB, "invariant broken at %" PRId64 ": job %" PRIu64
-                      " started before job %" PRIu64 " (fcfs)", t,
-                 s->jobs[s->passer].id, s->jobs[s->passed].id);
+        cmd_die (SUB,
+                 "invariant broken at %" PRId64 ": the planner has %" PRIu64
+                 " units free, the matcher %" PRIu64,
+                 t, rp_planner_free_at (s->planner, t), s->total - s->in_use);
 }
 
 static void progress (const struct sim *s, size_t events, bool tty)
@@ -688,9 +641,9 @@ static void replay (struct sim *s)
         } while (s->nrunning > 0 && s->jobs[s->running[0]].end <= t);
         check (s, t, ++events);
         progress (s, events, tty);
-        if (s->nrunning == 0 && s->arrived == s->njobs && s->head < s->njobs)
+        if (s->nrunning == 0 && s->arrived == s->njobs && s->nq > 0)
             cmd_die (SUB, "job %" PRIu64 " can never start: nothing runs",
-                     s->jobs[s->head].id);
+                     job_of (s->queue_v[0])->id);
     }
     check_matcher (s, INT64_MAX);
     if (tty && events >= 4096)
@@ -769,10 +722,7 @@ static void summarize (const struct sim *s, struct summary *u)
     if (!waits)
         cmd_die (SUB, "out of memory");
     memset (u, 0, sizeof (*u));
-    if (s->queue == HYBRID)
-        snprintf (u->queue, sizeof (u->queue), "hybrid:%zu", s->depth);
-    else
-        snprintf (u->queue, sizeof (u->queue), "%s", queue_names[s->queue]);
+    snprintf (u->queue, sizeof (u->queue), "%s", s->queue);
     if (!(u->policy = strdup (rp_matcher_policy_name (s->m))))
         cmd_die (SUB, "out of memory");
     u->rejected = s->rejected;
@@ -1015,11 +965,16 @@ static void set_option (struct options *o, int c)
     else if (c == OPT_PLOT)
         o->plot_path = optarg;
     else if (c == OPT_QUEUE) {
-        if (parse_queue (optarg, &o->queue, &o->depth) < 0)
-            cmd_usage_error (SUB, "--queue: unknown queue policy '%s' "
-                                  "(there are: fcfs, easy, conservative, "
-                                  "hybrid:N)",
-                             optarg);
+        char *name;
+        json_t *config;
+        if (parse_queue (optarg, &name, &config) < 0)
+            cmd_usage_error (SUB,
+                             "--queue: '%s': the depth after ':' must "
+                             "be an integer from 1 to %d",
+                             optarg, DEPTH_MAX);
+        free (name);
+        json_decref (config);
+        o->queue = optarg;
     } else if (c == OPT_UNIT) {
         if (strcmp (optarg, "core") && strcmp (optarg, "node"))
             cmd_usage_error (SUB, "--unit: '%s' is not core or node", optarg);
@@ -1030,10 +985,38 @@ static void set_option (struct options *o, int c)
         o->json = !strcmp (optarg, "json");
 }
 
-/* easy and conservative count units: each job asks for a size of
- * interchangeable ones (SWF), not for a jobspec of its own.  fcfs counts
- * them too when it can, to skip asking the matcher for a head that
- * cannot fit. */
+/* The queue policy label names (NULL: the configuration's first, else
+ * fcfs), and the plugin that orders the queue. */
+static void load_queue (struct sim *s, struct rp_config *cfg, const char *label)
+{
+    const struct rp_stack *st = rp_config_stack (cfg, RP_PLUGIN_QUEUE);
+    char *name = NULL;
+    json_t *config = NULL;
+    rp_error_t error;
+
+    if (label)
+        parse_queue (label, &name, &config); /* checked by set_option */
+    s->qp = rp_config_queue_policy (cfg, name, config, &error);
+    free (name);
+    json_decref (config);
+    if (!s->qp)
+        cmd_die (SUB, "--queue: %s", error.text);
+    if (!rp_queue_has_pass (s->qp))
+        cmd_die (SUB,
+                 "--queue: queue policy '%s' only orders the queue: "
+                 "give it in the queue stack, with a policy that "
+                 "decides",
+                 rp_plugin_instance (s->qp));
+    s->queue = label ? label : rp_plugin_instance (s->qp);
+    s->orderer = rp_queue_has_priority (s->qp) ? s->qp : NULL;
+    for (size_t i = 0; !s->orderer && i < rp_stack_count (st); i++)
+        if (rp_queue_has_priority (rp_stack_plugin (st, i)))
+            s->orderer = rp_stack_plugin (st, i);
+}
+
+/* Jobs of a size of interchangeable units (SWF) are planned; jobs of
+ * their own jobspecs are not, and need a policy that starts them in
+ * order (it reserves nothing). */
 static void plan (struct sim *s)
 {
     rp_error_t error;
@@ -1041,12 +1024,12 @@ static void plan (struct sim *s)
     for (size_t i = 0; i < s->njobs; i++) {
         if (!s->jobs[i].jobspec)
             continue;
-        if (s->queue == FCFS)
+        if (rp_queue_flags (s->qp) & RP_QUEUE_IN_ORDER)
             return;
-        cmd_die (SUB, "%s:%zu: job %" PRIu64 ": --queue=%s needs jobs "
-                      "of a size (SWF), not a jobspec",
-                 s->trace, s->jobs[i].line, s->jobs[i].id,
-                 queue_names[s->queue]);
+        cmd_die (SUB,
+                 "%s:%zu: job %" PRIu64 ": --queue=%s needs jobs "
+                 "of a size (SWF), not a jobspec",
+                 s->trace, s->jobs[i].line, s->jobs[i].id, s->queue);
     }
     if (!(s->planner = rp_planner_create (s->total, &error)))
         cmd_die (SUB, "%s", error.text);
@@ -1060,6 +1043,7 @@ static void sim_destroy (struct sim *s)
     }
     free (s->jobs);
     free (s->running);
+    free (s->queue_v);
     rp_planner_destroy (s->planner);
     rp_matcher_destroy (s->m);
 }
@@ -1072,11 +1056,17 @@ static void reset (struct sim *s)
         free (j->where);
         j->where = NULL;
         j->state = QUEUED;
-        j->start = j->end = j->reserved = -1;
+        j->start = j->end = -1;
         j->units = 0;
-        j->has_span = false;
+        j->priority = 0;
+        j->q = (struct rp_queue_job){
+            .id = j->id,
+            .size = j->size,
+            .duration = j->duration > 0 ? j->duration : RP_PLANNER_FOREVER,
+            .reserved = -1,
+        };
     }
-    s->arrived = s->head = s->nrunning = 0;
+    s->arrived = s->nq = s->nrunning = 0;
     s->rejected = s->backfilled = s->passes = 0;
     s->in_use = 0;
     s->pass_us_sum = s->pass_us_max = 0;
@@ -1084,7 +1074,7 @@ static void reset (struct sim *s)
 
 /* One replay under queue policy queue and match policy policy (NULL:
  * the configuration's first, else first fit); its summary in u. */
-static void run (struct sim *s, int queue, size_t depth, const char *policy,
+static void run (struct sim *s, const char *queue, const char *policy,
                  struct rp_config *cfg, struct summary *u)
 {
     struct rp_graph *g = cmd_resources_load (SUB, &s->o->res);
@@ -1096,8 +1086,7 @@ static void run (struct sim *s, int queue, size_t depth, const char *policy,
                  s->o->node_unit ? "node" : "core");
     }
     s->m = cmd_matcher_create (SUB, g, cfg, policy);
-    s->queue = queue;
-    s->depth = depth;
+    load_queue (s, cfg, queue);
     plan (s);
     reset (s);
     replay (s);
@@ -1113,11 +1102,38 @@ static void end_run (struct sim *s)
     s->quiet = true;
 }
 
+/* P (NAME or NAME:N) names a queue policy: an instance of the queue
+ * stack, or a plugin of kind queue on the plugin path. */
+static bool is_queue_policy (struct rp_config *cfg, const char *p)
+{
+    const struct rp_stack *st = rp_config_stack (cfg, RP_PLUGIN_QUEUE);
+    struct rp_plugin *inspected;
+    char *name;
+    json_t *config;
+    bool yes = false;
+    rp_error_t error;
+
+    if (parse_queue (p, &name, &config) < 0)
+        cmd_usage_error (SUB,
+                         "--compare: '%s': the depth after ':' must "
+                         "be an integer from 1 to %d",
+                         p, DEPTH_MAX);
+    json_decref (config);
+    for (size_t i = 0; !yes && i < rp_stack_count (st); i++)
+        yes = !strcmp (rp_plugin_instance (rp_stack_plugin (st, i)), name);
+    if (!yes && (inspected = rp_config_plugin_inspect (cfg, name, &error))) {
+        yes = rp_plugin_kind (inspected) == RP_PLUGIN_QUEUE;
+        rp_plugin_destroy (inspected);
+    }
+    free (name);
+    return yes;
+}
+
 /* --compare=P,...: each P a queue policy (with --policy's match policy)
  * or else a match policy (with --queue's queue policy). */
 #define COMPARE_MAX 16
-static size_t compare_list (const struct options *o, int *queues,
-                            size_t *depths, const char **policies)
+static size_t compare_list (const struct options *o, struct rp_config *cfg,
+                            const char **queues, const char **policies)
 {
     size_t n = 0;
     char *save = NULL;
@@ -1138,9 +1154,9 @@ static size_t compare_list (const struct options *o, int *queues,
             cmd_usage_error (SUB, "--compare: at most %d policies",
                              COMPARE_MAX);
         policies[n] = o->policy;
-        if (parse_queue (p, &queues[n], &depths[n]) < 0) {
+        queues[n] = p;
+        if (!is_queue_policy (cfg, p)) {
             queues[n] = o->queue;
-            depths[n] = o->depth;
             policies[n] = p;
         }
         n++;
@@ -1156,8 +1172,7 @@ int cmd_simulate (int argc, char **argv)
     struct sim s = { .o = &o };
     struct rp_config *cfg;
     struct summary u[COMPARE_MAX];
-    int queues[COMPARE_MAX];
-    size_t depths[COMPARE_MAX];
+    const char *queues[COMPARE_MAX];
     const char *policies[COMPARE_MAX];
     size_t n = 1;
     int c;
@@ -1173,19 +1188,19 @@ int cmd_simulate (int argc, char **argv)
         cmd_usage_error (SUB, "the trace and the resources cannot both be "
                               "stdin");
     s.trace = argv[optind];
+    cfg = cmd_match_config (SUB, o.config);
     if (o.compare)
-        n = compare_list (&o, queues, depths, policies);
+        n = compare_list (&o, cfg, queues, policies);
     else {
         queues[0] = o.queue;
-        depths[0] = o.depth;
         policies[0] = o.policy;
     }
-    cfg = cmd_match_config (SUB, o.config);
     read_trace (&s, s.trace);
-    if (!(s.running = malloc ((s.njobs + 1) * sizeof (*s.running))))
+    if (!(s.running = malloc ((s.njobs + 1) * sizeof (*s.running)))
+        || !(s.queue_v = malloc ((s.njobs + 1) * sizeof (*s.queue_v))))
         cmd_die (SUB, "out of memory");
     for (size_t i = 0; i < n; i++) {
-        run (&s, queues[i], depths[i], policies[i], cfg, &u[i]);
+        run (&s, queues[i], policies[i], cfg, &u[i]);
         if (o.jobs_path)
             write_jobs (&s, o.jobs_path);
         end_run (&s);

@@ -410,7 +410,7 @@ static void test_stacks_api (void)
     errno = 0;
     ok (rp_config_stack (cfg, 0) == NULL && errno == EINVAL,
         "rp_config_stack (kind 0): EINVAL");
-    ok (rp_config_stack (cfg, 5) == NULL, "rp_config_stack (kind 5): NULL");
+    ok (rp_config_stack (cfg, 6) == NULL, "rp_config_stack (kind 6): NULL");
     ok (rp_config_stack (cfg, RP_PLUGIN_SHELL) != NULL
             && rp_stack_count (rp_config_stack (cfg, RP_PLUGIN_SHELL)) == 0,
         "a kind with no entries has an empty stack");

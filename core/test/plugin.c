@@ -22,6 +22,7 @@
 
 #include "respol/config.h"
 #include "respol/property.h"
+#include "respol/queue.h"
 #include "t/tap/tap.h"
 
 #include "core/test/fixtures.h"
@@ -114,6 +115,28 @@ static const struct rp_property_ops property_ops = {
 static const struct rp_property_ops property_ops_small = {
     .size = 8,
 };
+static int queue_pass (struct rp_plugin *p, struct rp_queue *q)
+{
+    (void)p;
+    (void)q;
+    return 0;
+}
+static const struct rp_queue_ops queue_ops = {
+    .size = sizeof (struct rp_queue_ops),
+    .pass = queue_pass,
+};
+static const struct rp_queue_ops queue_ops_none = {
+    .size = sizeof (struct rp_queue_ops),
+};
+static const struct rp_queue_ops queue_ops_small = {
+    .size = 16,
+    .pass = queue_pass,
+};
+static const struct rp_queue_ops queue_ops_flags = {
+    .size = sizeof (struct rp_queue_ops),
+    .flags = 6,
+    .pass = queue_pass,
+};
 
 static const char name64[] =
     "a123456789012345678901234567890123456789012345678901234567890123";
@@ -190,6 +213,22 @@ static const struct desc_test desc_tests[] = {
       &property_ops_small, RP_PLUGIN_PROPERTY,
       "plugin 'x' has a property ops table of 8 bytes, at least 16 "
       "expected" },
+    { "a queue policy", ABI, SIZE, RP_PLUGIN_QUEUE, "x", &queue_ops,
+      RP_PLUGIN_QUEUE, NULL },
+    { "a queue policy in the match stack", ABI, SIZE, RP_PLUGIN_QUEUE, "x",
+      &queue_ops, MATCH,
+      "plugin 'x' is a queue plugin, configured in the match stack" },
+    { "a match policy in the queue stack", ABI, SIZE, MATCH, "x", &match_ops,
+      RP_PLUGIN_QUEUE,
+      "plugin 'x' is a match plugin, configured in the queue stack" },
+    { "a queue policy with neither priority nor pass", ABI, SIZE,
+      RP_PLUGIN_QUEUE, "x", &queue_ops_none, RP_PLUGIN_QUEUE,
+      "plugin 'x' has neither a priority nor a pass operation" },
+    { "queue ops not covering pass", ABI, SIZE, RP_PLUGIN_QUEUE, "x",
+      &queue_ops_small, RP_PLUGIN_QUEUE,
+      "plugin 'x' has a queue ops table of 16 bytes, at least 24 expected" },
+    { "queue flags unknown", ABI, SIZE, RP_PLUGIN_QUEUE, "x", &queue_ops_flags,
+      RP_PLUGIN_QUEUE, "plugin 'x' has unknown queue flags 0x6" },
     { "a validator in the property stack", ABI, SIZE, VAL, "x", &ops,
       RP_PLUGIN_PROPERTY,
       "plugin 'x' is a validate plugin, configured in the property stack" },
@@ -883,8 +922,9 @@ static void test_kind_names (void)
     is (rp_plugin_kind_name (RP_PLUGIN_MATCH), "match", "kind 2");
     is (rp_plugin_kind_name (RP_PLUGIN_PROPERTY), "property", "kind 3");
     is (rp_plugin_kind_name (RP_PLUGIN_SHELL), "shell", "kind 4");
-    ok (rp_plugin_kind_name (0) == NULL && rp_plugin_kind_name (5) == NULL,
-        "kinds 0 and 5 have no name");
+    is (rp_plugin_kind_name (RP_PLUGIN_QUEUE), "queue", "kind 5");
+    ok (rp_plugin_kind_name (0) == NULL && rp_plugin_kind_name (6) == NULL,
+        "kinds 0 and 6 have no name");
     ok (rp_plugin_name (NULL) == NULL && rp_plugin_instance (NULL) == NULL
             && rp_plugin_file (NULL) == NULL && rp_plugin_kind (NULL) == 0
             && rp_plugin_abi_version (NULL) == 0
