@@ -161,6 +161,7 @@ struct job {
     int64_t submit, run, duration, start, end;
     size_t line;
     json_t *jobspec; /* JSON lines: the trace's; SWF: NULL */
+    struct rp_jobspec *js; /* built when first needed, kept while queued */
     char *where;
     enum job_state state;
 };
@@ -315,6 +316,21 @@ static struct rp_jobspec *job_jobspec (const struct sim *s,
     return js;
 }
 
+/* Job j's jobspec, built once while it waits (a queued job is tried at
+ * every pass).  Borrowed until drop_jobspec. */
+static struct rp_jobspec *jobspec_of (const struct sim *s, struct job *j)
+{
+    if (!j->js)
+        j->js = job_jobspec (s, j);
+    return j->js;
+}
+
+static void drop_jobspec (struct job *j)
+{
+    rp_jobspec_destroy (j->js);
+    j->js = NULL;
+}
+
 /* --- running jobs: a heap by (end, index) --------------------------------- */
 
 static bool ends_before (const struct sim *s, size_t a, size_t b)
@@ -450,7 +466,7 @@ static void arrive (struct sim *s, int64_t t)
         /* A size the units hold is satisfiable (unless a policy prunes:
          * then the job is rejected when it is first tried). */
         if (!s->planner || j->size > s->total || s->orderer)
-            js = job_jobspec (s, j);
+            js = jobspec_of (s, j);
         if ((!s->planner || j->size > s->total)
             && rp_matcher_satisfiability (s->m, js, &error) < 0)
             reject (s, j, &error, errno);
@@ -460,7 +476,8 @@ static void arrive (struct sim *s, int64_t t)
             cmd_die (SUB, "%s", error.text);
         else
             enqueue (s, j);
-        rp_jobspec_destroy (js);
+        if (j->state == REJECTED)
+            drop_jobspec (j);
     }
 }
 
@@ -489,18 +506,19 @@ static char *where_of (const struct rp_rset *R)
 static int try_start (struct sim *s, size_t i, size_t k, int64_t t)
 {
     struct job *j = &s->jobs[i];
-    struct rp_jobspec *js = job_jobspec (s, j);
+    struct rp_jobspec *js = jobspec_of (s, j);
     rp_error_t error;
     struct rp_rset *R = rp_matcher_allocate (s->m, i + 1, js, (double)t, &error);
     int errnum = errno;
 
-    rp_jobspec_destroy (js);
     if (!R) {
         if (errnum == EBUSY)
             return RP_QUEUE_NO_ROOM;
+        drop_jobspec (j);
         reject (s, j, &error, errnum);
         return RP_QUEUE_REJECTED;
     }
+    drop_jobspec (j);
     j->units = units_of (s, R);
     j->where = where_of (R);
     rp_rset_destroy (R);
@@ -1039,6 +1057,7 @@ static void sim_destroy (struct sim *s)
 {
     for (size_t i = 0; i < s->njobs; i++) {
         json_decref (s->jobs[i].jobspec);
+        drop_jobspec (&s->jobs[i]);
         free (s->jobs[i].where);
     }
     free (s->jobs);
@@ -1055,6 +1074,7 @@ static void reset (struct sim *s)
         struct job *j = &s->jobs[i];
         free (j->where);
         j->where = NULL;
+        drop_jobspec (j);
         j->state = QUEUED;
         j->start = j->end = -1;
         j->units = 0;
@@ -1086,6 +1106,9 @@ static void run (struct sim *s, const char *queue, const char *policy,
                  s->o->node_unit ? "node" : "core");
     }
     s->m = cmd_matcher_create (SUB, g, cfg, policy);
+    /* The replay reads R_lite (units, nodelist) only: no scheduling key,
+     * whose subgraph was most of an allocation's cost. */
+    rp_matcher_set_scheduling (s->m, false);
     load_queue (s, cfg, queue);
     plan (s);
     reset (s);
