@@ -42,26 +42,22 @@ static int rset_add_rank (struct rp_rset *R, const struct rp_graph *g,
 {
     struct rp_idset *ids[2] = { rp_idset_create (), rp_idset_create () };
     rp_vertex_t tv = rp_graph_rank_vertex (g, it[0].rank);
-    int rc = -1;
 
-    if (!ids[0] || !ids[1]) {
-        rp_error_set (error, ENOMEM, "out of memory");
-        goto done;
-    }
+    if (!ids[0] || !ids[1])
+        goto nomem;
     for (size_t i = 0; i < n; i++)
         if (it[i].kind < 2 && it[i].id >= 0 && it[i].id <= UINT32_MAX
-            && rp_idset_add (ids[it[i].kind], (unsigned int)it[i].id) < 0) {
-            rp_error_set (error, ENOMEM, "out of memory");
-            goto done;
-        }
-    rc = rp_rset_add_target (R, (unsigned int)it[0].rank,
-                             tv != RP_VERTEX_NONE ? rp_graph_vertex_name (g, tv)
-                                                  : NULL,
-                             ids[0], ids[1], error);
-done:
+            && rp_idset_add (ids[it[i].kind], (unsigned int)it[i].id) < 0)
+            goto nomem;
+    /* The sets go to R, not copied. */
+    return rset_add_target_take (
+        R, (unsigned int)it[0].rank,
+        tv != RP_VERTEX_NONE ? rp_graph_vertex_name (g, tv) : NULL, ids[0],
+        ids[1], error);
+nomem:
     rp_idset_destroy (ids[0]);
     rp_idset_destroy (ids[1]);
-    return rc;
+    return rp_error_set (error, ENOMEM, "out of memory");
 }
 
 static int rset_targets (struct rp_rset *R, const struct rp_graph *g,

@@ -1007,6 +1007,30 @@ int rp_rset_set_scheduling (struct rp_rset *r, json_t *o)
 
 /* --- add_target ----------------------------------------------------------- */
 
+/* Letters, digits, '.', '-' and '_', with no run of more than 18
+ * digits, 1 to RP_HOSTLIST_MAX_NAME bytes: no bracket, comma or space to
+ * make it more than one host, and a number the reader takes whole, so
+ * RFC 29 reads it back as itself without parsing it.  (What the names of
+ * a graph's nodes are: the matcher adds one per target of every job it
+ * allocates.  A randomized test compares this with the parse.) */
+static bool hostname_plain (const char *name)
+{
+    size_t n = 0, digits = 0;
+
+    for (; name[n]; n++) {
+        char c = name[n];
+        if (c >= '0' && c <= '9') {
+            if (++digits > 18)
+                return false;
+        } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '.'
+                   || c == '-' || c == '_')
+            digits = 0;
+        else
+            return false;
+    }
+    return n <= RP_HOSTLIST_MAX_NAME;
+}
+
 /* A host name must be one host that RFC 29 reads back as itself. */
 static int check_hostname (const char *name, rp_error_t *error)
 {
@@ -1016,6 +1040,8 @@ static int check_hostname (const char *name, rp_error_t *error)
 
     if (!name || !*name)
         return rp_error_set (error, EINVAL, "host name is empty");
+    if (hostname_plain (name))
+        return 0;
     if (!(hl = rp_hostlist_decode (name, error)))
         return rp_error_prefix (error, "invalid host name");
     single = rp_hostlist_count (hl) == 1
@@ -1028,25 +1054,32 @@ static int check_hostname (const char *name, rp_error_t *error)
     return 0;
 }
 
-int rp_rset_add_target (struct rp_rset *r, unsigned int rank,
-                        const char *hostname, const struct rp_idset *cores,
-                        const struct rp_idset *gpus, rp_error_t *error)
+/* Add target rank with the children ch (taken, also on failure). */
+static int add_target (struct rp_rset *r, unsigned int rank,
+                       const char *hostname, struct children *ch,
+                       rp_error_t *error)
 {
     size_t pos;
     char *host = NULL;
-    struct children *ch = NULL;
 
-    if (!r)
+    if (!r) {
+        children_unref (ch);
         return invalid (error);
-    if (rank > RP_IDSET_MAX_ID)
+    }
+    if (rank > RP_IDSET_MAX_ID) {
+        children_unref (ch);
         return rp_error_set (error, EINVAL, "rank %u is out of range", rank);
-    if (check_hostname (hostname, error) < 0)
+    }
+    if (check_hostname (hostname, error) < 0) {
+        children_unref (ch);
         return -1;
-    if (find_rank (r, rank, &pos))
+    }
+    if (find_rank (r, rank, &pos)) {
+        children_unref (ch);
         return rp_error_set (error, EEXIST,
                              "rank %u is already an execution target", rank);
-    if (grow_targets (r, r->n + 1) < 0 || !(host = strdup (hostname))
-        || !(ch = children_copy (cores, gpus))
+    }
+    if (!ch || grow_targets (r, r->n + 1) < 0 || !(host = strdup (hostname))
         || rp_idset_add (r->ranks, rank) < 0) {
         free (host);
         children_unref (ch);
@@ -1059,6 +1092,22 @@ int rp_rset_add_target (struct rp_rset *r, unsigned int rank,
     r->n++;
     drop_host_index (r);
     return 0;
+}
+
+int rp_rset_add_target (struct rp_rset *r, unsigned int rank,
+                        const char *hostname, const struct rp_idset *cores,
+                        const struct rp_idset *gpus, rp_error_t *error)
+{
+    if (!r)
+        return invalid (error);
+    return add_target (r, rank, hostname, children_copy (cores, gpus), error);
+}
+
+int rset_add_target_take (struct rp_rset *r, unsigned int rank,
+                          const char *hostname, struct rp_idset *cores,
+                          struct rp_idset *gpus, rp_error_t *error)
+{
+    return add_target (r, rank, hostname, children_create (cores, gpus), error);
 }
 
 /* --- decode --------------------------------------------------------------- */

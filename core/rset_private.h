@@ -13,4 +13,11 @@
  * the first time it is asked for.  Returns 0, or -1 with EINVAL. */
 int rset_set_scheduling_text (struct rp_rset *r, char *text);
 
+/* rp_rset_add_target, taking cores and gpus (both non-NULL; destroyed on
+ * failure too) rather than copying them: the matcher builds them for the
+ * R of each job it allocates. */
+int rset_add_target_take (struct rp_rset *r, unsigned int rank,
+                          const char *hostname, struct rp_idset *cores,
+                          struct rp_idset *gpus, rp_error_t *error);
+
 #endif

@@ -15,6 +15,7 @@
 
 #include <jansson.h>
 
+#include "respol/hostlist.h"
 #include "respol/rset.h"
 #include "t/tap/tap.h"
 
@@ -1686,6 +1687,50 @@ static void test_size_json (void)
         "text_max: no overflow");
 }
 
+/* Host names accepted without parsing (letters, digits, '.', '-', '_')
+ * are exactly those RFC 29 reads back as one host, itself: random names
+ * of those characters and a few others, with long digit runs. */
+static bool reads_back (const char *name)
+{
+    rp_error_t e;
+    struct rp_hostlist *hl = rp_hostlist_decode (name, &e);
+    char buf[RP_HOSTLIST_MAX_NAME + 1];
+    bool yes = hl && rp_hostlist_count (hl) == 1
+               && rp_hostlist_nth_buf (hl, 0, buf, sizeof (buf)) == 0
+               && !strcmp (buf, name);
+
+    rp_hostlist_destroy (hl);
+    return yes;
+}
+
+static void test_hostname_fast_path (void)
+{
+    static const char chars[] = "ab.-_0190[],x ";
+    unsigned int seed = 17;
+    size_t bad = 0, accepted = 0;
+
+    for (int i = 0; i < 20000; i++) {
+        char name[64];
+        size_t n = 1 + (size_t)(rand_r (&seed) % 40);
+        struct rp_rset *r = rp_rset_create ();
+        rp_error_t e;
+        for (size_t k = 0; k < n; k++)
+            name[k] = rand_r (&seed) % 4 == 0
+                          ? (char)('0' + rand_r (&seed) % 10)
+                          : chars[rand_r (&seed) % (sizeof (chars) - 1)];
+        name[n] = '\0';
+        bool added = rp_rset_add_target (r, 0, name, NULL, NULL, &e) == 0;
+        if (added != reads_back (name) && bad++ < 5)
+            diag ("host name '%s': added %d", name, added);
+        accepted += added;
+        rp_rset_destroy (r);
+    }
+    ok (bad == 0 && accepted > 1000,
+        "add_target accepts exactly the names read back as one host "
+        "(%zu of 20000)",
+        accepted);
+}
+
 int main (void)
 {
     plan (NO_PLAN);
@@ -1719,5 +1764,6 @@ int main (void)
     test_many_targets ();
     test_cap ();
     test_size_json ();
+    test_hostname_fast_path ();
     return done_testing ();
 }
