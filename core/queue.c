@@ -145,6 +145,10 @@ static int check_pending (struct rp_queue *q, size_t k, const char *what)
 {
     struct rp_queue_job *j = job (q, k);
 
+    if (!q) {
+        errno = EINVAL;
+        return -1;
+    }
     if (!j)
         return refuse (q, "%s: no job at queue position %zu (%zu pending)",
                        what, k, q ? q->h->count : 0);
