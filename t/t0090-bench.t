@@ -118,6 +118,7 @@ test_expect_success 'match-trace prints every step of every policy' '
 	grep "^alloc [0-9]*: {\"execution\"" out
 '
 test_expect_success 'compare-match finds a build the same as itself' '
+	CFLAGS="$RESPOL_SANITIZERS" \
 	"$RESPOL_SRCDIR/scripts/compare-match" --seeds=1 --clusters=1 --steps=20 \
 		"$RESPOL_BUILDDIR" "$RESPOL_BUILDDIR" >out &&
 	grep "^seed 1 pack: same" out

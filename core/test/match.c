@@ -292,7 +292,7 @@ static struct rp_graph *graph_build (const struct vdef *def)
 
 static struct rp_matcher *matcher (const char *spec)
 {
-    struct rp_graph *g;
+    struct rp_graph *g = NULL;
     struct rp_matcher *m;
     rp_error_t e;
 
