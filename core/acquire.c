@@ -297,32 +297,6 @@ static struct rp_idset *gone (const struct rp_acquire_producer *p,
     return g;
 }
 
-/* Per name, now - before ("add") or before - now, as {name: idset}. */
-static json_t *props_diff (const json_t *now, const json_t *before)
-{
-    json_t *o = json_object ();
-    const char *name;
-    json_t *v;
-
-    json_object_foreach ((json_t *)now, name, v) {
-        json_t *b = json_object_get (before, name);
-        struct rp_idset *a = rp_idset_decode (json_string_value (v), NULL);
-        struct rp_idset *c =
-            rp_idset_decode (b ? json_string_value (b) : "", NULL);
-        struct rp_idset *d = a && c ? rp_idset_difference (a, c) : NULL;
-        bool ok =
-            o && d && (rp_idset_empty (d) || put (o, name, idset_json (d)));
-        rp_idset_destroy (a);
-        rp_idset_destroy (c);
-        rp_idset_destroy (d);
-        if (!ok) {
-            json_decref (o);
-            return NULL;
-        }
-    }
-    return o;
-}
-
 struct delta {
     struct rp_idset *valid; /* valid - gone */
     struct rp_idset *gone;
@@ -364,8 +338,8 @@ static int delta_make (const struct rp_acquire_producer *p,
     /* What was sent, on the targets still valid. */
     if (!(sent = props_restrict (p->props, d->valid)))
         goto done;
-    if (!(d->padd = props_diff (d->props, sent))
-        || !(d->prem = props_diff (sent, d->props)))
+    if (!(d->padd = inventory_props_diff (sent, d->props))
+        || !(d->prem = inventory_props_diff (d->props, sent)))
         goto done;
     rc = 0;
 done:
