@@ -8,8 +8,8 @@
 #   slurm_plugstack LINE...   rewrite plugstack.conf (srun and slurmstepd
 #                 read it at each step)
 #   slurm_wait JOBID          wait until a batch job has ended
-#   srun, sbatch, salloc      Slurm's commands (functions: see the
-#                             sanitizers below)
+#   srun, sbatch, salloc      Slurm's commands, each limited to two
+#                             minutes (functions, below)
 #
 # Every daemon started is stopped by its pid file when the script exits,
 # whatever way it does (a failed test, a signal), and the directory is
