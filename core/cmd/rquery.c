@@ -368,7 +368,9 @@ static void print_job (const struct query *q, uint64_t jobid,
         cmd_die (SUB, "out of memory");
     if (!(s = rp_rset_encode (R, 0)))
         cmd_die (SUB, "out of memory");
-    printf ("jobid=%llu\n%s\n", (unsigned long long)jobid, s);
+    printf ("jobid=%llu\n", (unsigned long long)jobid);
+    fputs (s, stdout);
+    putchar ('\n');
     free (s);
     rp_rset_destroy (bare);
 }
@@ -1389,10 +1391,13 @@ static void split (struct query *q, char *line)
     q->text[0] = '\0';
     for (char *w = strtok_r (line, " \t\r\v\f", &save); w;
          w = strtok_r (NULL, " \t\r\v\f", &save)) {
+        size_t n = strlen (w);
         if (q->nwords <= MAX_WORDS)
             q->words[q->nwords++] = w;
-        len += (size_t)snprintf (q->text + len, sizeof (q->text) - len, "%s%s",
-                                 len ? " " : "", w);
+        if (len)
+            q->text[len++] = ' ';
+        memcpy (q->text + len, w, n + 1); /* the line's length bounds it */
+        len += n;
     }
 }
 
