@@ -384,12 +384,19 @@ struct rp_rset *rp_matcher_allocate (struct rp_matcher *m, uint64_t jobid,
     if (!(j = match_job_create (jobid, x.log, x.nlog, now,
                                 duration > 0 ? now + duration : 0)))
         goto nomem;
-    if (!(j->R = match_rset_build (m->g, j->holds, j->nholds, j->starttime,
-                                   j->expiration, error)))
+    if (!(R = match_rset_build (m->g, j->holds, j->nholds, j->starttime,
+                                j->expiration, error)))
         goto undo;
-    if (!(R = m->nosched ? rp_rset_copy (j->R)
-                         : match_rset_with_scheduling (m->g, j))
-        || match_job_insert (m, j) < 0)
+    /* without the scheduling key, R goes to the caller and the job record
+     * builds its own when it needs one (release, rp_matcher_job_rset):
+     * none is copied for every job */
+    if (!m->nosched) {
+        j->R = R;
+        R = NULL;
+        if (!(R = match_rset_with_scheduling (m->g, j)))
+            goto nomem;
+    }
+    if (match_job_insert (m, j) < 0)
         goto nomem;
     match_cleanup (&x);
     return R;

@@ -169,10 +169,19 @@ struct rp_rset *match_rset_build (const struct rp_graph *g,
 
 /* A copy of the job's R with the allocated subgraph as its scheduling
  * key.  NULL on ENOMEM. */
-struct rp_rset *match_rset_with_scheduling (const struct rp_graph *g,
-                                            const struct job *j)
+const struct rp_rset *match_job_R (const struct rp_graph *g, struct job *j)
 {
-    struct rp_rset *R = rp_rset_copy (j->R);
+    if (!j->R)
+        j->R = match_rset_build (g, j->holds, j->nholds, j->starttime,
+                                 j->expiration, NULL);
+    return j->R;
+}
+
+struct rp_rset *match_rset_with_scheduling (const struct rp_graph *g,
+                                            struct job *j)
+{
+    const struct rp_rset *bare = match_job_R (g, j);
+    struct rp_rset *R = bare ? rp_rset_copy (bare) : NULL;
 
     if (!R
         || rset_set_scheduling_text (R, scheduling (g, j->holds, j->nholds))

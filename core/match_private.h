@@ -46,7 +46,8 @@ struct job {
     uint64_t id;
     struct hold *holds;
     size_t nholds;
-    struct rp_rset *R;    /* without the scheduling key */
+    struct rp_rset *R;    /* without the scheduling key: built when first
+                           * needed (match_job_R), as allocate returns one */
     struct rp_rset *Rjgf; /* with it: built when asked, until the job changes */
     double starttime;
     double expiration;
@@ -296,7 +297,10 @@ struct rp_rset *match_rset_build (const struct rp_graph *g,
                                   double start, double expiration,
                                   rp_error_t *error);
 struct rp_rset *match_rset_with_scheduling (const struct rp_graph *g,
-                                            const struct job *j);
+                                            struct job *j);
+/* The job's R without the scheduling key, built on first use; NULL on
+ * ENOMEM. */
+const struct rp_rset *match_job_R (const struct rp_graph *g, struct job *j);
 
 /* match_jobs.c */
 struct job *match_job_find (const struct rp_matcher *m, uint64_t jobid);

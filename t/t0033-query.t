@@ -113,6 +113,24 @@ test_expect_success 'JSON output: jobid=N, then R; info after a release' '
 	respol query --now=100 -R R.json -f s2 >out &&
 	test_cmp "$D"/query-json.expected out
 '
+test_expect_success '-F rv1_nosched: release and info read the R a job record builds when first asked' '
+	respol query --now=100 -R R.json -F rv1_nosched -f s2 >out &&
+	sed "s/,\"scheduling\":.*,\"version\":1}$/,\"version\":1}/" \
+		"$D"/query-json.expected >expected &&
+	test_cmp expected out &&
+	printf "match allocate nodes.yaml\nrelease 1 5\nrelease 1 0\ninfo 1\n" |
+		test_expect_code 1 respol query --now=100 -F rv1_nosched \
+		--generate=$GEN >out 2>err &&
+	cat >expected <<-\EOF &&
+	jobid=1
+	{"execution":{"R_lite":[{"children":{"core":"0-1","gpu":"0"},"rank":"0-1"}],"expiration":3700.0,"nodelist":["node[0-1]"],"starttime":100.0},"version":1}
+	jobid=1
+	{"execution":{"R_lite":[{"children":{"core":"0-1","gpu":"0"},"rank":"1"}],"expiration":3700.0,"nodelist":["node1"],"starttime":100.0},"version":1}
+	EOF
+	test_cmp expected out &&
+	echo "respol: query: line 2: release 1 5: job 1 does not hold rank 5" >expected.err &&
+	test_cmp expected.err err
+'
 test_expect_success 'a script where every command succeeds exits 0' '
 	printf "match allocate slots.yaml\nfree 1\nmatch allocate slots.yaml\n" |
 		respol query --now=100 -F short --generate=$GEN >out &&
