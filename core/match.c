@@ -137,7 +137,9 @@ struct rp_matcher *rp_matcher_create (struct rp_graph *g, rp_error_t *error)
     m->where = calloc (m->nvertices + 1, sizeof (*m->where));
     m->hepoch = calloc (m->nvertices + 1, sizeof (*m->hepoch));
     m->hrow = calloc (m->nvertices + 1, sizeof (*m->hrow));
-    if (!m->mark || !m->where || !m->hepoch || !m->hrow || types_init (m) < 0
+    m->hostok = calloc (m->nvertices / 8 + 1, 1);
+    if (!m->mark || !m->where || !m->hepoch || !m->hrow || !m->hostok
+        || types_init (m) < 0
         || big_parents_init (m) < 0 || !graph_live (g))
         goto nomem;
     return m;
@@ -177,6 +179,7 @@ void rp_matcher_destroy (struct rp_matcher *m)
         free (m->where);
         free (m->hepoch);
         free (m->hrow);
+        free (m->hostok);
         free (m->hrows);
         free (m->type_pool);
         free (m->type_unit);
@@ -384,7 +387,7 @@ struct rp_rset *rp_matcher_allocate (struct rp_matcher *m, uint64_t jobid,
     if (!(j = match_job_create (jobid, x.log, x.nlog, now,
                                 duration > 0 ? now + duration : 0)))
         goto nomem;
-    if (!(R = match_rset_build (m->g, j->holds, j->nholds, j->starttime,
+    if (!(R = match_rset_build (m, j->holds, j->nholds, j->starttime,
                                 j->expiration, error)))
         goto undo;
     /* without the scheduling key, R goes to the caller and the job record
@@ -393,7 +396,7 @@ struct rp_rset *rp_matcher_allocate (struct rp_matcher *m, uint64_t jobid,
     if (!m->nosched) {
         j->R = R;
         R = NULL;
-        if (!(R = match_rset_with_scheduling (m->g, j)))
+        if (!(R = match_rset_with_scheduling (m, j)))
             goto nomem;
     }
     if (match_job_insert (m, j) < 0)

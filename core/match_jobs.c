@@ -84,7 +84,7 @@ const struct rp_rset *rp_matcher_job_rset (const struct rp_matcher *m,
         return NULL;
     }
     if (!j->Rjgf)
-        j->Rjgf = match_rset_with_scheduling (m->g, j);
+        j->Rjgf = match_rset_with_scheduling (m, j);
     return j->Rjgf;
 }
 
@@ -212,7 +212,7 @@ static void release_split (struct rp_matcher *m, const struct job *j,
 static int release_check (const struct rp_matcher *m, struct job *j,
                           const struct rp_idset *ranks, rp_error_t *error)
 {
-    const struct rp_rset *R = match_job_R (m->g, j);
+    const struct rp_rset *R = match_job_R (m, j);
     const struct rp_idset *held = rp_rset_ranks (R);
     struct rp_idset *extra;
     unsigned int r;
@@ -258,7 +258,7 @@ int rp_matcher_release (struct rp_matcher *m, uint64_t jobid,
         free (dropped);
         return rp_matcher_free (m, jobid, error);
     }
-    if (!(R = match_rset_build (m->g, kept, nkept, j->starttime, j->expiration,
+    if (!(R = match_rset_build (m, kept, nkept, j->starttime, j->expiration,
                                 error)))
         goto error;
     (void)holds_put (m, dropped, ndropped);

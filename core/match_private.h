@@ -83,6 +83,7 @@ struct rp_matcher {
     uint32_t *mark;         /* per vertex: epoch of the match holding it */
     uint32_t *where;        /* per vertex: hold index (verify, check) */
     uint32_t *hepoch;       /* per vertex: epoch of its held row */
+    uint8_t *hostok; /* per vertex, a bit: its host name was checked */
     uint32_t *hrow;         /* per vertex: its row in hrows */
     uint32_t epoch;
     struct bigp *big; /* ascending vertices */
@@ -292,15 +293,15 @@ rp_vertex_t match_subtree_skip (const struct rp_graph *g, rp_vertex_t root,
 int match_verify (struct rp_match *x);
 
 /* match_output.c */
-struct rp_rset *match_rset_build (const struct rp_graph *g,
+struct rp_rset *match_rset_build (const struct rp_matcher *m,
                                   const struct hold *holds, size_t n,
                                   double start, double expiration,
                                   rp_error_t *error);
-struct rp_rset *match_rset_with_scheduling (const struct rp_graph *g,
+struct rp_rset *match_rset_with_scheduling (const struct rp_matcher *m,
                                             struct job *j);
 /* The job's R without the scheduling key, built on first use; NULL on
  * ENOMEM. */
-const struct rp_rset *match_job_R (const struct rp_graph *g, struct job *j);
+const struct rp_rset *match_job_R (const struct rp_matcher *m, struct job *j);
 
 /* match_jobs.c */
 struct job *match_job_find (const struct rp_matcher *m, uint64_t jobid);

@@ -1028,25 +1028,26 @@ static int check_hostname (const char *name, rp_error_t *error)
     return 0;
 }
 
-int rp_rset_add_target (struct rp_rset *r, unsigned int rank,
-                        const char *hostname, const struct rp_idset *cores,
-                        const struct rp_idset *gpus, rp_error_t *error)
+int rset_host_check (const char *name, rp_error_t *error)
+{
+    return check_hostname (name, error);
+}
+
+/* Add target rank of hostname (checked) with children ch (taken, also on
+ * failure: NULL is ENOMEM). */
+static int add_target (struct rp_rset *r, unsigned int rank,
+                       const char *hostname, struct children *ch,
+                       rp_error_t *error)
 {
     size_t pos;
     char *host = NULL;
-    struct children *ch = NULL;
 
-    if (!r)
-        return invalid (error);
-    if (rank > RP_IDSET_MAX_ID)
-        return rp_error_set (error, EINVAL, "rank %u is out of range", rank);
-    if (check_hostname (hostname, error) < 0)
-        return -1;
-    if (find_rank (r, rank, &pos))
+    if (find_rank (r, rank, &pos)) {
+        children_unref (ch);
         return rp_error_set (error, EEXIST,
                              "rank %u is already an execution target", rank);
-    if (grow_targets (r, r->n + 1) < 0 || !(host = strdup (hostname))
-        || !(ch = children_copy (cores, gpus))
+    }
+    if (!ch || grow_targets (r, r->n + 1) < 0 || !(host = strdup (hostname))
         || rp_idset_add (r->ranks, rank) < 0) {
         free (host);
         children_unref (ch);
@@ -1059,6 +1060,32 @@ int rp_rset_add_target (struct rp_rset *r, unsigned int rank,
     r->n++;
     drop_host_index (r);
     return 0;
+}
+
+int rp_rset_add_target (struct rp_rset *r, unsigned int rank,
+                        const char *hostname, const struct rp_idset *cores,
+                        const struct rp_idset *gpus, rp_error_t *error)
+{
+    if (!r)
+        return invalid (error);
+    if (rank > RP_IDSET_MAX_ID)
+        return rp_error_set (error, EINVAL, "rank %u is out of range", rank);
+    if (check_hostname (hostname, error) < 0)
+        return -1;
+    return add_target (r, rank, hostname, children_copy (cores, gpus), error);
+}
+
+int rset_add_target_taken (struct rp_rset *r, unsigned int rank,
+                           const char *hostname, struct rp_idset *cores,
+                           struct rp_idset *gpus, rp_error_t *error)
+{
+    if (rank > RP_IDSET_MAX_ID) {
+        rp_idset_destroy (cores);
+        rp_idset_destroy (gpus);
+        return rp_error_set (error, EINVAL, "rank %u is out of range", rank);
+    }
+    return add_target (r, rank, hostname, children_create (cores, gpus),
+                       error);
 }
 
 /* --- decode --------------------------------------------------------------- */

@@ -131,6 +131,20 @@ test_expect_success '-F rv1_nosched: release and info read the R a job record bu
 	echo "respol: query: line 2: release 1 5: job 1 does not hold rank 5" >expected.err &&
 	test_cmp expected.err err
 '
+test_expect_success 'a target whose host name is not one host fails every match that takes it' '
+	respol graph export --generate=nodes=2,sockets=1,cores=2 |
+		sed "s/{\"id\":0,\"rank\":0,\"type\":\"node\"}/{\"id\":0,\"name\":\"n[0-1]\",\"rank\":0,\"type\":\"node\"}/" >badhost.json &&
+	grep -q "n\[0-1\]" badhost.json &&
+	printf "match allocate slots.yaml\nmatch allocate slots.yaml\n" |
+		test_expect_code 1 respol query --now=100 -F short \
+		--graph=badhost.json >out 2>err &&
+	test_must_be_empty out &&
+	cat >expected.err <<-\EOF &&
+	respol: query: line 1: match allocate slots.yaml: host name "n[0-1]" is not a single host
+	respol: query: line 2: match allocate slots.yaml: host name "n[0-1]" is not a single host
+	EOF
+	test_cmp expected.err err
+'
 test_expect_success 'a script where every command succeeds exits 0' '
 	printf "match allocate slots.yaml\nfree 1\nmatch allocate slots.yaml\n" |
 		respol query --now=100 -F short --generate=$GEN >out &&
