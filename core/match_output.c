@@ -111,7 +111,13 @@ static int rset_targets (struct rp_rset *R, const struct rp_matcher *m,
             .id = rp_graph_vertex_id (g, holds[i].v),
         };
     }
-    qsort (it, k, sizeof (*it), ritem_cmp);
+    /* holds come in walk order, a target's together: sorted by rank
+     * already, but for a policy's order or a release */
+    for (size_t i = 1; i < k; i++)
+        if (it[i].rank < it[i - 1].rank) {
+            qsort (it, k, sizeof (*it), ritem_cmp);
+            break;
+        }
     for (size_t i = 0, j; i < k && rc == 0; i = j) {
         for (j = i; j < k && it[j].rank == it[i].rank; j++)
             ;

@@ -1754,10 +1754,16 @@ static int groups_make (const struct rp_rset *r, struct groups *gs)
 static char *group_ranks (const struct rp_rset *r, const struct groups *gs,
                           const struct group *g)
 {
-    struct rp_idset *ids = rp_idset_create ();
+    struct rp_idset *ids;
     char *s = NULL;
     size_t j = 0;
 
+    if (g->count == 1) { /* one rank: its digits, as the idset writes it */
+        char one[16];
+        snprintf (one, sizeof (one), "%u", r->t[gs->k[g->start].i].rank);
+        return strdup (one);
+    }
+    ids = rp_idset_create ();
     while (ids && j < g->count
            && rp_idset_add (ids, r->t[gs->k[g->start + j].i].rank) == 0)
         j++;
