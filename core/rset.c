@@ -2084,7 +2084,9 @@ static int put_plain (struct jtext *b, const struct rp_rset *r)
     jt_puts (b, ",\"expiration\":");
     jt_real (b, r->expiration);
     jt_puts (b, ",\"nodelist\":[");
-    if (r->n > 0) {
+    if (r->n == 1) {
+        jt_string (b, r->t[0].host); /* one host reads back as itself */
+    } else if (r->n > 0) {
         if (!(hl = rp_rset_nodelist (r)) || !(nodes = rp_hostlist_encode (hl)))
             b->failed = true;
         else
