@@ -390,6 +390,23 @@ int rp_instance_start (struct rp_instance *in, uint64_t id,
     return 0;
 }
 
+int rp_instance_start_take (struct rp_instance *in, uint64_t id,
+                            struct rp_rset *R, rp_error_t *error)
+{
+    struct rp_job *j = job_in (in, id, MASK (RP_JOB_PENDING), error);
+
+    if (!j || !R) {
+        rp_rset_destroy (R);
+        return j ? rp_error_set (error, EINVAL, "invalid argument") : -1;
+    }
+    if (transition (in, j, RP_JOB_RUNNING, R, NULL) < 0) {
+        rp_rset_destroy (R);
+        return rp_error_set (error, ENOMEM, "out of memory");
+    }
+    event (in, RP_EVENT_STARTED, j);
+    return 0;
+}
+
 int rp_instance_update (struct rp_instance *in, uint64_t id,
                         const struct rp_rset *R, rp_error_t *error)
 {

@@ -744,14 +744,15 @@ static uint64_t queue_job (struct query *q, const struct rp_context *ctx,
     return id;
 }
 
-/* Start pending job id with R: the instance hears of it, R is printed. */
-static void started (struct query *q, uint64_t id, const struct rp_rset *R)
+/* Start pending job id with R (taken): the instance hears of it, R is
+ * printed. */
+static void started (struct query *q, uint64_t id, struct rp_rset *R)
 {
     rp_error_t error;
 
-    if (rp_instance_start (q->inst, id, R, &error) < 0)
+    if (rp_instance_start_take (q->inst, id, R, &error) < 0)
         cmd_die (SUB, "job %llu: %s", (unsigned long long)id, error.text);
-    print_job (q, id, R);
+    print_job (q, id, rp_job_R (rp_instance_job (q->inst, id)));
 }
 
 static void timing (const struct query *q, const struct timespec *t0)
@@ -835,6 +836,7 @@ static void cmd_job_line (struct query *q, bool allocate)
         goto out;
     }
     started (q, queue_job (q, ctx, js, NULL), R);
+    R = NULL;
     js = NULL;
 out:
     rp_matcher_set_context (q->m, NULL);
@@ -894,7 +896,6 @@ static bool schedule_one (struct query *q, const struct rp_job *j)
         cmd_explain_print (SUB, q->m);
     if (R) {
         started (q, id, R);
-        rp_rset_destroy (R);
         return true;
     }
     if (errno == EBUSY)
