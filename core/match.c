@@ -38,6 +38,8 @@ const char *match_unit_or_default (const char *type, const char *unit)
 static int types_init (struct rp_matcher *m)
 {
     m->ntypes = rp_graph_ntypes (m->g);
+    m->type_core = rp_graph_type_index (m->g, "core");
+    m->type_gpu = rp_graph_type_index (m->g, "gpu");
     m->type_pool = calloc (m->ntypes + 1, sizeof (*m->type_pool));
     m->type_unit = calloc (m->ntypes + 1, sizeof (*m->type_unit));
     m->type_target = calloc (m->ntypes + 1, sizeof (*m->type_target));
@@ -180,6 +182,7 @@ void rp_matcher_destroy (struct rp_matcher *m)
         free (m->hepoch);
         free (m->hrow);
         free (m->hostok);
+        free (m->vbuf);
         free (m->hrows);
         free (m->type_pool);
         free (m->type_unit);

@@ -89,8 +89,8 @@ static int rset_targets (struct rp_rset *R, const struct rp_matcher *m,
                          const struct hold *holds, size_t n, rp_error_t *error)
 {
     const struct rp_graph *g = m->g;
-    int core = rp_graph_type_index (g, "core");
-    int gpu = rp_graph_type_index (g, "gpu");
+    int core = m->type_core;
+    int gpu = m->type_gpu;
     struct ritem *it = calloc (n + 1, sizeof (*it));
     size_t k = 0;
     int rc = 0;

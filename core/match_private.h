@@ -84,6 +84,10 @@ struct rp_matcher {
     uint32_t *where;        /* per vertex: hold index (verify, check) */
     uint32_t *hepoch;       /* per vertex: epoch of its held row */
     uint8_t *hostok; /* per vertex, a bit: its host name was checked */
+    uint64_t *vbuf;  /* match_verify's counts, kept between matches */
+    size_t vcap;
+    int type_core;   /* the type indexes R_lite names (-1: none) */
+    int type_gpu;
     uint32_t *hrow;         /* per vertex: its row in hrows */
     uint32_t epoch;
     struct bigp *big; /* ascending vertices */
