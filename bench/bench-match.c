@@ -54,6 +54,8 @@
  * least counts, for every policy), and it runs as many commands of the
  * stream as fit in --budget (at least 11).  Every command must have
  * allocated (one R per command in the output), else the program exits 1.
+ * The jobspec file is written 2.5 s before the first command reads it, so
+ * respol query's cache knows it by its status (respol(1), query).
  *
  * Plugins: DIR is $RESPOL_BUILD_MATCHDIR, else plugins/match/.libs of the
  * current (build) directory.  The loader refuses plugins below a directory
@@ -684,6 +686,11 @@ static void query_tables (const struct policy *pol, int npol)
     fputs (streams[0].yaml, f);
     if (fclose (f) != 0)
         die ("write %s: %s", path, strerror (errno));
+    /* respol query reads a jobspec file on every line until it is 2 s
+     * older than the read (a file edited just before is read again);
+     * after that its status proves it unchanged: as for a job file
+     * written before the job is submitted */
+    nanosleep (&(struct timespec){ 2, 500000000 }, NULL);
     if (!rq_path)
         printf ("\nFluxion's resource-query: not given (--resource-query=PATH "
                 "or RESPOL_RESOURCE_QUERY), its columns left out.\n");

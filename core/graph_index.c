@@ -97,8 +97,12 @@ bool gstate_shows_same (const struct rp_gstate *s, rp_vertex_t a,
 
     if (g->v[a].type != g->v[b].type || s->state[a] != s->state[b]
         || (s->shared[a] > 0) != (s->shared[b] > 0)
-        || gstate_idle (s, a) != gstate_idle (s, b) || s->used[a] != s->used[b]
-        || g->v[a].size != g->v[b].size)
+        || s->used[a] != s->used[b] || g->v[a].size != g->v[b].size)
+        return false;
+    /* a leaf's aggregates (st_agg) and idleness follow from the above */
+    if (g->iidx[a] == NONE && g->iidx[b] == NONE)
+        return true;
+    if (gstate_idle (s, a) != gstate_idle (s, b))
         return false;
     for (size_t t = 0; t < ntypes (g); t++)
         if (st_agg (s, a, t) != st_agg (s, b, t))

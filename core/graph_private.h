@@ -43,6 +43,10 @@ uint32_t gstate_shared (const struct rp_gstate *s, rp_vertex_t v);
 uint64_t gstate_free (const struct rp_gstate *s, rp_vertex_t v);
 uint64_t gstate_agg (const struct rp_gstate *s, rp_vertex_t v, int t);
 bool gstate_idle (const struct rp_gstate *s, rp_vertex_t v);
+/* v is up and its aggregate of every type t is at least need[t] (need
+ * holds rp_graph_ntypes entries). */
+bool gstate_has (const struct rp_gstate *s, rp_vertex_t v,
+                 const uint64_t *need);
 
 /* Hold v: exclusive takes amount units (needs shared(v) == 0 and
  * used(v) + amount <= size, amount >= 1); shared adds one sharer (needs

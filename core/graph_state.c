@@ -251,6 +251,27 @@ uint64_t gstate_agg (const struct rp_gstate *s, rp_vertex_t v, int t)
     return st_agg (s, v, (size_t)t);
 }
 
+bool gstate_has (const struct rp_gstate *s, rp_vertex_t v,
+                 const uint64_t *need)
+{
+    const struct rp_graph *g = s->g;
+    size_t n = ntypes (g);
+
+    if (v >= g->n || !st_up (s, v))
+        return false;
+    if (g->iidx[v] == NONE) { /* a leaf has units of its own type only */
+        for (size_t t = 0; t < n; t++)
+            if (need[t] > (g->v[v].type == t ? st_free (s, v) : 0))
+                return false;
+        return true;
+    }
+    const uint64_t *agg = &s->agg[(size_t)g->iidx[v] * n];
+    for (size_t t = 0; t < n; t++)
+        if (agg[t] < need[t])
+            return false;
+    return true;
+}
+
 bool gstate_idle (const struct rp_gstate *s, rp_vertex_t v)
 {
     if (v >= s->g->n)

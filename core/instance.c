@@ -116,9 +116,28 @@ void rp_instance_destroy (struct rp_instance *in)
 
 /* --- usage -------------------------------------------------------------- */
 
+/* prefix (one character, or none when 0) and v in decimal at buf, which
+ * holds 22 bytes: what snprintf "%c%" PRIu64 writes, without its cost on
+ * every job's every transition. */
+static void u64_key (char *buf, char prefix, uint64_t v)
+{
+    char digits[20];
+    size_t n = 0;
+
+    do
+        digits[n++] = (char)('0' + v % 10);
+    while ((v /= 10));
+    if (prefix)
+        *buf++ = prefix;
+    while (n > 0)
+        *buf++ = digits[--n];
+    *buf = '\0';
+}
+
 static void id_key (char *buf, size_t size, uint64_t id)
 {
-    snprintf (buf, size, "%" PRIu64, id);
+    (void)size; /* every caller's buffer holds 22 bytes */
+    u64_key (buf, 0, id);
 }
 
 /* What j adds to its user's and account's usage in its current state. */
@@ -178,9 +197,13 @@ static void usage_keys (const struct rp_job *j, char *user, char *account,
 
     user[0] = account[0] = '\0';
     if (rp_context_uid (j->ctx, &uid))
-        snprintf (user, size, "u%" PRIu32, uid);
-    if (a)
-        snprintf (account, size, "a%s", a);
+        u64_key (user, 'u', uid);
+    if (a) {
+        size_t len = strnlen (a, size - 2);
+        account[0] = 'a';
+        memcpy (account + 1, a, len);
+        account[len + 1] = '\0';
+    }
 }
 
 /* Count j's contribution in (sign 1) or out (sign -1).  Taking away
@@ -363,6 +386,23 @@ int rp_instance_start (struct rp_instance *in, uint64_t id,
 
     if (!j || run_with (in, j, R, error) < 0)
         return -1;
+    event (in, RP_EVENT_STARTED, j);
+    return 0;
+}
+
+int rp_instance_start_take (struct rp_instance *in, uint64_t id,
+                            struct rp_rset *R, rp_error_t *error)
+{
+    struct rp_job *j = job_in (in, id, MASK (RP_JOB_PENDING), error);
+
+    if (!j || !R) {
+        rp_rset_destroy (R);
+        return j ? rp_error_set (error, EINVAL, "invalid argument") : -1;
+    }
+    if (transition (in, j, RP_JOB_RUNNING, R, NULL) < 0) {
+        rp_rset_destroy (R);
+        return rp_error_set (error, ENOMEM, "out of memory");
+    }
     event (in, RP_EVENT_STARTED, j);
     return 0;
 }

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,11 +51,38 @@ void jt_int (struct jtext *t, int64_t v)
     jt_put (t, buf, (size_t)snprintf (buf, sizeof (buf), "%" PRId64, v));
 }
 
+/* A whole number below 2^53 as "%.17g" and ".0" write it: its digits. */
+static bool jt_whole (struct jtext *t, double v)
+{
+    char buf[24];
+    char *p = buf + sizeof (buf);
+    bool neg = v < 0;
+    uint64_t u;
+
+    if (!(v > -9007199254740992.0 && v < 9007199254740992.0)
+        || v != (double)(int64_t)v || (v == 0 && signbit (v)))
+        return false;
+    u = (uint64_t)(neg ? -v : v);
+    *--p = '0';
+    *--p = '.';
+    do
+        *--p = (char)('0' + u % 10);
+    while ((u /= 10));
+    if (neg)
+        *--p = '-';
+    jt_put (t, p, (size_t)(buf + sizeof (buf) - p));
+    return true;
+}
+
 void jt_real (struct jtext *t, double v)
 {
     char buf[64];
-    int n = snprintf (buf, sizeof (buf) - 3, "%.17g", v);
+    int n;
     char *e, *from, *to;
+
+    if (jt_whole (t, v))
+        return; /* most times in R are whole seconds */
+    n = snprintf (buf, sizeof (buf) - 3, "%.17g", v);
 
     if (n < 0 || (size_t)n >= sizeof (buf) - 3) {
         t->failed = true;

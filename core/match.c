@@ -38,6 +38,8 @@ const char *match_unit_or_default (const char *type, const char *unit)
 static int types_init (struct rp_matcher *m)
 {
     m->ntypes = rp_graph_ntypes (m->g);
+    m->type_core = rp_graph_type_index (m->g, "core");
+    m->type_gpu = rp_graph_type_index (m->g, "gpu");
     m->type_pool = calloc (m->ntypes + 1, sizeof (*m->type_pool));
     m->type_unit = calloc (m->ntypes + 1, sizeof (*m->type_unit));
     m->type_target = calloc (m->ntypes + 1, sizeof (*m->type_target));
@@ -137,7 +139,9 @@ struct rp_matcher *rp_matcher_create (struct rp_graph *g, rp_error_t *error)
     m->where = calloc (m->nvertices + 1, sizeof (*m->where));
     m->hepoch = calloc (m->nvertices + 1, sizeof (*m->hepoch));
     m->hrow = calloc (m->nvertices + 1, sizeof (*m->hrow));
-    if (!m->mark || !m->where || !m->hepoch || !m->hrow || types_init (m) < 0
+    m->hostok = calloc (m->nvertices / 8 + 1, 1);
+    if (!m->mark || !m->where || !m->hepoch || !m->hrow || !m->hostok
+        || types_init (m) < 0
         || big_parents_init (m) < 0 || !graph_live (g))
         goto nomem;
     return m;
@@ -177,6 +181,8 @@ void rp_matcher_destroy (struct rp_matcher *m)
         free (m->where);
         free (m->hepoch);
         free (m->hrow);
+        free (m->hostok);
+        free (m->vbuf);
         free (m->hrows);
         free (m->type_pool);
         free (m->type_unit);
@@ -384,12 +390,19 @@ struct rp_rset *rp_matcher_allocate (struct rp_matcher *m, uint64_t jobid,
     if (!(j = match_job_create (jobid, x.log, x.nlog, now,
                                 duration > 0 ? now + duration : 0)))
         goto nomem;
-    if (!(j->R = match_rset_build (m->g, j->holds, j->nholds, j->starttime,
-                                   j->expiration, error)))
+    if (!(R = match_rset_build (m, j->holds, j->nholds, j->starttime,
+                                j->expiration, error)))
         goto undo;
-    if (!(R = m->nosched ? rp_rset_copy (j->R)
-                         : match_rset_with_scheduling (m->g, j))
-        || match_job_insert (m, j) < 0)
+    /* without the scheduling key, R goes to the caller and the job record
+     * builds its own when it needs one (release, rp_matcher_job_rset):
+     * none is copied for every job */
+    if (!m->nosched) {
+        j->R = R;
+        R = NULL;
+        if (!(R = match_rset_with_scheduling (m, j)))
+            goto nomem;
+    }
+    if (match_job_insert (m, j) < 0)
         goto nomem;
     match_cleanup (&x);
     return R;

@@ -74,9 +74,6 @@ static void job_remove (struct rp_matcher *m, uint64_t jobid)
     }
 }
 
-struct rp_rset *match_rset_with_scheduling (const struct rp_graph *g,
-                                            const struct job *j);
-
 const struct rp_rset *rp_matcher_job_rset (const struct rp_matcher *m,
                                            uint64_t jobid)
 {
@@ -87,7 +84,7 @@ const struct rp_rset *rp_matcher_job_rset (const struct rp_matcher *m,
         return NULL;
     }
     if (!j->Rjgf)
-        j->Rjgf = match_rset_with_scheduling (m->g, j);
+        j->Rjgf = match_rset_with_scheduling (m, j);
     return j->Rjgf;
 }
 
@@ -212,13 +209,16 @@ static void release_split (struct rp_matcher *m, const struct job *j,
     }
 }
 
-static int release_check (const struct job *j, const struct rp_idset *ranks,
-                          rp_error_t *error)
+static int release_check (const struct rp_matcher *m, struct job *j,
+                          const struct rp_idset *ranks, rp_error_t *error)
 {
-    const struct rp_idset *held = rp_rset_ranks (j->R);
+    const struct rp_rset *R = match_job_R (m, j);
+    const struct rp_idset *held = rp_rset_ranks (R);
     struct rp_idset *extra;
     unsigned int r;
 
+    if (!R)
+        return rp_error_set (error, ENOMEM, "out of memory");
     if (held && rp_idset_is_subset (ranks, held))
         return 0;
     if (!held)
@@ -245,7 +245,7 @@ int rp_matcher_release (struct rp_matcher *m, uint64_t jobid,
     if (!(j = match_job_find (m, jobid)))
         return rp_error_set (error, ENOENT, "job %ju holds no resources",
                              (uintmax_t)jobid);
-    if (release_check (j, ranks, error) < 0)
+    if (release_check (m, j, ranks, error) < 0)
         return -1;
     if (rp_idset_empty (ranks))
         return 0;
@@ -258,7 +258,7 @@ int rp_matcher_release (struct rp_matcher *m, uint64_t jobid,
         free (dropped);
         return rp_matcher_free (m, jobid, error);
     }
-    if (!(R = match_rset_build (m->g, kept, nkept, j->starttime, j->expiration,
+    if (!(R = match_rset_build (m, kept, nkept, j->starttime, j->expiration,
                                 error)))
         goto error;
     (void)holds_put (m, dropped, ndropped);
@@ -595,9 +595,6 @@ int rp_matcher_hello (struct rp_matcher *m, uint64_t jobid,
     if (!(j = match_job_create (jobid, h.x.log, h.x.nlog, rp_rset_starttime (R),
                                 rp_rset_expiration (R))))
         goto nomem;
-    if (!(j->R = match_rset_build (m->g, j->holds, j->nholds, j->starttime,
-                                   j->expiration, error)))
-        goto undo;
     if (match_job_insert (m, j) < 0)
         goto nomem;
     hello_restore (&h);

@@ -37,36 +37,62 @@ static int ritem_cmp (const void *a, const void *b)
     return 0;
 }
 
-static int rset_add_rank (struct rp_rset *R, const struct rp_graph *g,
+/* The host name of target vertex tv, checked as rp_rset_add_target
+ * checks it the first time the matcher writes it (m->hostok: the names
+ * of a finalized graph do not change); NULL with the error set. */
+static const char *target_host (const struct rp_matcher *m, rp_vertex_t tv,
+                                rp_error_t *error)
+{
+    const char *name =
+        tv != RP_VERTEX_NONE ? rp_graph_vertex_name (m->g, tv) : NULL;
+
+    if (tv != RP_VERTEX_NONE && tv < m->nvertices
+        && (m->hostok[tv / 8] & (1u << (tv % 8))))
+        return name;
+    if (rset_host_check (name, error) < 0)
+        return NULL;
+    if (tv < m->nvertices)
+        m->hostok[tv / 8] |= (uint8_t)(1u << (tv % 8));
+    return name;
+}
+
+static int rset_add_rank (struct rp_rset *R, const struct rp_matcher *m,
                           const struct ritem *it, size_t n, rp_error_t *error)
 {
     struct rp_idset *ids[2] = { rp_idset_create (), rp_idset_create () };
-    rp_vertex_t tv = rp_graph_rank_vertex (g, it[0].rank);
+    rp_vertex_t tv = rp_graph_rank_vertex (m->g, it[0].rank);
+    const char *host;
+    int rc = -1;
 
-    if (!ids[0] || !ids[1])
-        goto nomem;
+    if (!ids[0] || !ids[1]) {
+        rp_error_set (error, ENOMEM, "out of memory");
+        goto done;
+    }
     for (size_t i = 0; i < n; i++)
         if (it[i].kind < 2 && it[i].id >= 0 && it[i].id <= UINT32_MAX
-            && rp_idset_add (ids[it[i].kind], (unsigned int)it[i].id) < 0)
-            goto nomem;
-    /* The sets go to R, not copied. */
-    return rset_add_target_take (
-        R, (unsigned int)it[0].rank,
-        tv != RP_VERTEX_NONE ? rp_graph_vertex_name (g, tv) : NULL, ids[0],
-        ids[1], error);
-nomem:
+            && rp_idset_add (ids[it[i].kind], (unsigned int)it[i].id) < 0) {
+            rp_error_set (error, ENOMEM, "out of memory");
+            goto done;
+        }
+    if (!(host = target_host (m, tv, error)))
+        goto done;
+    rc = rset_add_target_taken (R, (unsigned int)it[0].rank, host, ids[0],
+                                ids[1], error);
+    ids[0] = ids[1] = NULL;
+done:
     rp_idset_destroy (ids[0]);
     rp_idset_destroy (ids[1]);
-    return rp_error_set (error, ENOMEM, "out of memory");
+    return rc;
 }
 
-static int rset_targets (struct rp_rset *R, const struct rp_graph *g,
+static int rset_targets (struct rp_rset *R, const struct rp_matcher *m,
                          const struct hold *holds, size_t n, rp_error_t *error)
 {
-    int core = rp_graph_type_index (g, "core");
-    int gpu = rp_graph_type_index (g, "gpu");
+    const struct rp_graph *g = m->g;
+    int core = m->type_core;
+    int gpu = m->type_gpu;
     struct ritem *it = calloc (n + 1, sizeof (*it));
-    size_t m = 0;
+    size_t k = 0;
     int rc = 0;
 
     if (!it)
@@ -76,7 +102,7 @@ static int rset_targets (struct rp_rset *R, const struct rp_graph *g,
         int t = rp_graph_vertex_type_index (g, holds[i].v);
         if (rank < 0 || rank > UINT32_MAX)
             continue;
-        it[m++] = (struct ritem){
+        it[k++] = (struct ritem){
             .rank = rank,
             .kind = holds[i].kind == HOLD_ANCESTOR ? 2
                     : t == core                    ? 0
@@ -85,11 +111,17 @@ static int rset_targets (struct rp_rset *R, const struct rp_graph *g,
             .id = rp_graph_vertex_id (g, holds[i].v),
         };
     }
-    qsort (it, m, sizeof (*it), ritem_cmp);
-    for (size_t i = 0, j; i < m && rc == 0; i = j) {
-        for (j = i; j < m && it[j].rank == it[i].rank; j++)
+    /* holds come in walk order, a target's together: sorted by rank
+     * already, but for a policy's order or a release */
+    for (size_t i = 1; i < k; i++)
+        if (it[i].rank < it[i - 1].rank) {
+            qsort (it, k, sizeof (*it), ritem_cmp);
+            break;
+        }
+    for (size_t i = 0, j; i < k && rc == 0; i = j) {
+        for (j = i; j < k && it[j].rank == it[i].rank; j++)
             ;
-        rc = rset_add_rank (R, g, &it[i], j - i, error);
+        rc = rset_add_rank (R, m, &it[i], j - i, error);
     }
     free (it);
     return rc;
@@ -144,7 +176,7 @@ done:
  * (the allocated subgraph of a whole node is about a hundred JSON objects;
  * kept for every job it made memory, and the allocator's work, grow with
  * the number of jobs). */
-struct rp_rset *match_rset_build (const struct rp_graph *g,
+struct rp_rset *match_rset_build (const struct rp_matcher *m,
                                   const struct hold *holds, size_t n,
                                   double start, double expiration,
                                   rp_error_t *error)
@@ -155,7 +187,7 @@ struct rp_rset *match_rset_build (const struct rp_graph *g,
         rp_error_set (error, ENOMEM, "out of memory");
         return NULL;
     }
-    if (rset_targets (R, g, holds, n, error) < 0
+    if (rset_targets (R, m, holds, n, error) < 0
         || rp_rset_set_times (R, start, expiration, error) < 0) {
         rp_rset_destroy (R);
         return NULL;
@@ -165,10 +197,20 @@ struct rp_rset *match_rset_build (const struct rp_graph *g,
 
 /* A copy of the job's R with the allocated subgraph as its scheduling
  * key.  NULL on ENOMEM. */
-struct rp_rset *match_rset_with_scheduling (const struct rp_graph *g,
-                                            const struct job *j)
+const struct rp_rset *match_job_R (const struct rp_matcher *m, struct job *j)
 {
-    struct rp_rset *R = rp_rset_copy (j->R);
+    if (!j->R)
+        j->R = match_rset_build (m, j->holds, j->nholds, j->starttime,
+                                 j->expiration, NULL);
+    return j->R;
+}
+
+struct rp_rset *match_rset_with_scheduling (const struct rp_matcher *m,
+                                            struct job *j)
+{
+    const struct rp_graph *g = m->g;
+    const struct rp_rset *bare = match_job_R (m, j);
+    struct rp_rset *R = bare ? rp_rset_copy (bare) : NULL;
 
     if (!R
         || rset_set_scheduling_text (R, scheduling (g, j->holds, j->nholds))

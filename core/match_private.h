@@ -46,7 +46,8 @@ struct job {
     uint64_t id;
     struct hold *holds;
     size_t nholds;
-    struct rp_rset *R;    /* without the scheduling key */
+    struct rp_rset *R;    /* without the scheduling key: built when first
+                           * needed (match_job_R), as allocate returns one */
     struct rp_rset *Rjgf; /* with it: built when asked, until the job changes */
     double starttime;
     double expiration;
@@ -82,6 +83,11 @@ struct rp_matcher {
     uint32_t *mark;         /* per vertex: epoch of the match holding it */
     uint32_t *where;        /* per vertex: hold index (verify, check) */
     uint32_t *hepoch;       /* per vertex: epoch of its held row */
+    uint8_t *hostok; /* per vertex, a bit: its host name was checked */
+    uint64_t *vbuf;  /* match_verify's counts, kept between matches */
+    size_t vcap;
+    int type_core;   /* the type indexes R_lite names (-1: none) */
+    int type_gpu;
     uint32_t *hrow;         /* per vertex: its row in hrows */
     uint32_t epoch;
     struct bigp *big; /* ascending vertices */
@@ -291,12 +297,15 @@ rp_vertex_t match_subtree_skip (const struct rp_graph *g, rp_vertex_t root,
 int match_verify (struct rp_match *x);
 
 /* match_output.c */
-struct rp_rset *match_rset_build (const struct rp_graph *g,
+struct rp_rset *match_rset_build (const struct rp_matcher *m,
                                   const struct hold *holds, size_t n,
                                   double start, double expiration,
                                   rp_error_t *error);
-struct rp_rset *match_rset_with_scheduling (const struct rp_graph *g,
-                                            const struct job *j);
+struct rp_rset *match_rset_with_scheduling (const struct rp_matcher *m,
+                                            struct job *j);
+/* The job's R without the scheduling key, built on first use; NULL on
+ * ENOMEM. */
+const struct rp_rset *match_job_R (const struct rp_matcher *m, struct job *j);
 
 /* match_jobs.c */
 struct job *match_job_find (const struct rp_matcher *m, uint64_t jobid);

@@ -149,6 +149,22 @@ static int verify_counts (struct rp_match *x, const uint64_t *counts, size_t k)
     return 0;
 }
 
+/* The matcher's scratch of size zeroed entries, or NULL (ENOMEM). */
+static uint64_t *verify_scratch (struct rp_matcher *m, size_t size)
+{
+    if (size > m->vcap) {
+        uint64_t *b = size <= SIZE_MAX / sizeof (*b)
+                          ? realloc (m->vbuf, size * sizeof (*b))
+                          : NULL;
+        if (!b)
+            return NULL;
+        m->vbuf = b;
+        m->vcap = size;
+    }
+    memset (m->vbuf, 0, size * sizeof (*m->vbuf));
+    return m->vbuf;
+}
+
 int match_verify (struct rp_match *x)
 {
     size_t k = 1, n = x->nunits;
@@ -160,11 +176,13 @@ int match_verify (struct rp_match *x)
             k = x->all[i].nchildren;
     for (const struct req *q = x->reqs; q; q = q->next)
         k = q->index + 1 > k ? q->index + 1 : k;
-    if (!(counts = calloc ((n + 1) * k, sizeof (*counts)))
-        || !(pool = calloc (n + 1, sizeof (*pool)))) {
+    /* counts, then pool: (n + 1) * k + n + 1 entries, no overflow for
+     * the units a match can make */
+    if (!(counts = verify_scratch (x->m, (n + 1) * (k + 1)))) {
         match_nomem (x);
         goto done;
     }
+    pool = counts + (n + 1) * k;
     if (verify_holds (x) < 0)
         goto done;
     for (size_t i = 0; i < x->nlog; i++)
@@ -180,7 +198,5 @@ int match_verify (struct rp_match *x)
 done:
     for (size_t i = 0; i < x->nlog; i++)
         x->m->where[x->log[i].v] = 0;
-    free (counts);
-    free (pool);
     return rc;
 }

@@ -715,11 +715,8 @@ static int fast_kind (struct rp_match *x, const struct req *q, rp_vertex_t at)
 static bool class_fits (const struct rp_match *x, const struct req *q,
                         rp_vertex_t c)
 {
-    if (!gstate_up (x->s, c))
+    if (!gstate_has (x->s, c, q->need))
         return false;
-    for (size_t t = 0; t < x->m->ntypes; t++)
-        if (gstate_agg (x->s, c, (int)t) < q->need[t])
-            return false;
     if (q->slot)
         return true;
     return q->exclusive ? gstate_idle (x->s, c) : gstate_used (x->s, c) == 0;

@@ -1054,7 +1054,13 @@ static int check_hostname (const char *name, rp_error_t *error)
     return 0;
 }
 
-/* Add target rank with the children ch (taken, also on failure). */
+int rset_host_check (const char *name, rp_error_t *error)
+{
+    return check_hostname (name, error);
+}
+
+/* Add target rank of hostname (checked) with children ch (taken, also on
+ * failure: NULL is ENOMEM). */
 static int add_target (struct rp_rset *r, unsigned int rank,
                        const char *hostname, struct children *ch,
                        rp_error_t *error)
@@ -1065,14 +1071,6 @@ static int add_target (struct rp_rset *r, unsigned int rank,
     if (!r) {
         children_unref (ch);
         return invalid (error);
-    }
-    if (rank > RP_IDSET_MAX_ID) {
-        children_unref (ch);
-        return rp_error_set (error, EINVAL, "rank %u is out of range", rank);
-    }
-    if (check_hostname (hostname, error) < 0) {
-        children_unref (ch);
-        return -1;
     }
     if (find_rank (r, rank, &pos)) {
         children_unref (ch);
@@ -1100,14 +1098,24 @@ int rp_rset_add_target (struct rp_rset *r, unsigned int rank,
 {
     if (!r)
         return invalid (error);
+    if (rank > RP_IDSET_MAX_ID)
+        return rp_error_set (error, EINVAL, "rank %u is out of range", rank);
+    if (check_hostname (hostname, error) < 0)
+        return -1;
     return add_target (r, rank, hostname, children_copy (cores, gpus), error);
 }
 
-int rset_add_target_take (struct rp_rset *r, unsigned int rank,
-                          const char *hostname, struct rp_idset *cores,
-                          struct rp_idset *gpus, rp_error_t *error)
+int rset_add_target_taken (struct rp_rset *r, unsigned int rank,
+                           const char *hostname, struct rp_idset *cores,
+                           struct rp_idset *gpus, rp_error_t *error)
 {
-    return add_target (r, rank, hostname, children_create (cores, gpus), error);
+    if (rank > RP_IDSET_MAX_ID) {
+        rp_idset_destroy (cores);
+        rp_idset_destroy (gpus);
+        return rp_error_set (error, EINVAL, "rank %u is out of range", rank);
+    }
+    return add_target (r, rank, hostname, children_create (cores, gpus),
+                       error);
 }
 
 /* --- decode --------------------------------------------------------------- */
@@ -1776,10 +1784,16 @@ static int groups_make (const struct rp_rset *r, struct groups *gs)
 static char *group_ranks (const struct rp_rset *r, const struct groups *gs,
                           const struct group *g)
 {
-    struct rp_idset *ids = rp_idset_create ();
+    struct rp_idset *ids;
     char *s = NULL;
     size_t j = 0;
 
+    if (g->count == 1) { /* one rank: its digits, as the idset writes it */
+        char one[16];
+        snprintf (one, sizeof (one), "%u", r->t[gs->k[g->start].i].rank);
+        return strdup (one);
+    }
+    ids = rp_idset_create ();
     while (ids && j < g->count
            && rp_idset_add (ids, r->t[gs->k[g->start + j].i].rank) == 0)
         j++;
@@ -2100,7 +2114,9 @@ static int put_plain (struct jtext *b, const struct rp_rset *r)
     jt_puts (b, ",\"expiration\":");
     jt_real (b, r->expiration);
     jt_puts (b, ",\"nodelist\":[");
-    if (r->n > 0) {
+    if (r->n == 1) {
+        jt_string (b, r->t[0].host); /* one host reads back as itself */
+    } else if (r->n > 0) {
         if (!(hl = rp_rset_nodelist (r)) || !(nodes = rp_hostlist_encode (hl)))
             b->failed = true;
         else

@@ -13,11 +13,14 @@
  * the first time it is asked for.  Returns 0, or -1 with EINVAL. */
 int rset_set_scheduling_text (struct rp_rset *r, char *text);
 
-/* rp_rset_add_target, taking cores and gpus (both non-NULL; destroyed on
- * failure too) rather than copying them: the matcher builds them for the
- * R of each job it allocates. */
-int rset_add_target_take (struct rp_rset *r, unsigned int rank,
-                          const char *hostname, struct rp_idset *cores,
-                          struct rp_idset *gpus, rp_error_t *error);
+/* What rp_rset_add_target checks of a host name: 0, or -1 with the
+ * error set. */
+int rset_host_check (const char *name, rp_error_t *error);
+
+/* rp_rset_add_target for a host name rset_host_check passed, with cores
+ * and gpus taken (also on failure), not copied. */
+int rset_add_target_taken (struct rp_rset *r, unsigned int rank,
+                           const char *hostname, struct rp_idset *cores,
+                           struct rp_idset *gpus, rp_error_t *error);
 
 #endif

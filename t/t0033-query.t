@@ -113,6 +113,38 @@ test_expect_success 'JSON output: jobid=N, then R; info after a release' '
 	respol query --now=100 -R R.json -f s2 >out &&
 	test_cmp "$D"/query-json.expected out
 '
+test_expect_success '-F rv1_nosched: release and info read the R a job record builds when first asked' '
+	respol query --now=100 -R R.json -F rv1_nosched -f s2 >out &&
+	sed "s/,\"scheduling\":.*,\"version\":1}$/,\"version\":1}/" \
+		"$D"/query-json.expected >expected &&
+	test_cmp expected out &&
+	printf "match allocate nodes.yaml\nrelease 1 5\nrelease 1 0\ninfo 1\n" |
+		test_expect_code 1 respol query --now=100 -F rv1_nosched \
+		--generate=$GEN >out 2>err &&
+	cat >expected <<-\EOF &&
+	jobid=1
+	{"execution":{"R_lite":[{"children":{"core":"0-1","gpu":"0"},"rank":"0-1"}],"expiration":3700.0,"nodelist":["node[0-1]"],"starttime":100.0},"version":1}
+	jobid=1
+	{"execution":{"R_lite":[{"children":{"core":"0-1","gpu":"0"},"rank":"1"}],"expiration":3700.0,"nodelist":["node1"],"starttime":100.0},"version":1}
+	EOF
+	test_cmp expected out &&
+	echo "respol: query: line 2: release 1 5: job 1 does not hold rank 5" >expected.err &&
+	test_cmp expected.err err
+'
+test_expect_success 'a target whose host name is not one host fails every match that takes it' '
+	respol graph export --generate=nodes=2,sockets=1,cores=2 |
+		sed "s/{\"id\":0,\"rank\":0,\"type\":\"node\"}/{\"id\":0,\"name\":\"n[0-1]\",\"rank\":0,\"type\":\"node\"}/" >badhost.json &&
+	grep -q "n\[0-1\]" badhost.json &&
+	printf "match allocate slots.yaml\nmatch allocate slots.yaml\n" |
+		test_expect_code 1 respol query --now=100 -F short \
+		--graph=badhost.json >out 2>err &&
+	test_must_be_empty out &&
+	cat >expected.err <<-\EOF &&
+	respol: query: line 1: match allocate slots.yaml: host name "n[0-1]" is not a single host
+	respol: query: line 2: match allocate slots.yaml: host name "n[0-1]" is not a single host
+	EOF
+	test_cmp expected.err err
+'
 test_expect_success 'a script where every command succeeds exits 0' '
 	printf "match allocate slots.yaml\nfree 1\nmatch allocate slots.yaml\n" |
 		respol query --now=100 -F short --generate=$GEN >out &&
@@ -201,22 +233,27 @@ test_expect_success '-F rv1_nosched: R without its scheduling key, for allocate 
 	sed "s/,\"scheduling\":.*,\"version\":1}$/,\"version\":1}/" json >expected &&
 	test_cmp expected out
 '
-test_expect_success 'a jobspec file is parsed once per content: an edited file is read again' '
-	cp slots.yaml job.yaml &&
+# Allocate jobspec file $1 twice through a query that reads a FIFO, write
+# the text of $2 over it once the second answer is out, allocate it again.
+query_edit () {
 	rm -f cmds &&
 	mkfifo cmds &&
 	{ respol query --now=100 -F short --generate=$GEN -f cmds >out 2>err & } &&
 	exec 9>cmds &&
-	echo "match allocate job.yaml" >&9 &&
-	echo "match allocate job.yaml" >&9 &&
+	echo "match allocate $1" >&9 &&
+	echo "match allocate $1" >&9 &&
 	n=0 &&
 	while ! grep -q "^2:" out && test $n -lt 600; do
 		sleep 0.05; n=$((n + 1))
 	done &&
-	cp nodes.yaml job.yaml &&
-	echo "match allocate job.yaml" >&9 &&
+	cat "$2" >"$1" &&
+	echo "match allocate $1" >&9 &&
 	exec 9>&- &&
-	wait &&
+	wait
+}
+test_expect_success 'a jobspec file is parsed once per content: an edited file is read again' '
+	cp slots.yaml job.yaml &&
+	query_edit job.yaml nodes.yaml &&
 	cat >expected <<-\EOF &&
 	1: node0: core[0-3]
 	2: node0: core[4-7]
@@ -224,6 +261,32 @@ test_expect_success 'a jobspec file is parsed once per content: an edited file i
 	EOF
 	test_cmp expected out &&
 	test_must_be_empty err
+'
+test_expect_success 'a file unchanged for seconds is known by its status; one edited then is read again' '
+	sed "s/^        count: 2/        count: 3/" slots.yaml >job2.yaml &&
+	sed "s/^        count: 2/        count: 1/" slots.yaml >job1.yaml &&
+	test $(wc -c <job2.yaml) = $(wc -c <job1.yaml) &&
+	cp job2.yaml old.yaml &&
+	sleep 3 &&
+	query_edit old.yaml job1.yaml &&
+	cat >expected <<-\EOF &&
+	1: node0: core[0-5]
+	2: node1: core[0-5]
+	3: node0: core[6-7]
+	EOF
+	test_cmp expected out &&
+	test_must_be_empty err
+'
+test_expect_success 'standard output and error in one file keep the order of the commands' '
+	printf "match allocate slots.yaml\nfrob\nmatch allocate slots.yaml\nfree 9\n" >s6 &&
+	test_expect_code 1 respol query --now=100 -F short --generate=$GEN -f s6 >out 2>&1 &&
+	cat >expected <<-\EOF &&
+	1: node0: core[0-3]
+	respol: query: line 2: frob: unknown command '\''frob'\''
+	2: node0: core[4-7]
+	respol: query: line 4: free 9: no job 9
+	EOF
+	test_cmp expected out
 '
 test_expect_success 'a jobspec read again from the cache says its warnings again' '
 	sed "s/^  system:/  system:\n    frob: 1/" slots.yaml >warn.yaml &&

@@ -60,6 +60,8 @@ test_expect_success 'bench-match says when Fluxion is not given' '
 	grep "^Fluxion.s resource-query: not given" out &&
 	grep "^| 8 | first | .* | - | - | - | - |\$" out
 '
+# The stand-in's cost per command is a few microseconds of shell: on a
+# loaded machine its difference from the baseline may come out below 0.
 test_expect_success 'bench-match runs a stand-in for resource-query and checks its R' '
 	cat >rq <<-\EOF &&
 	#!/bin/sh
@@ -77,7 +79,7 @@ test_expect_success 'bench-match runs a stand-in for resource-query and checks i
 	chmod +x rq &&
 	"$BENCH/bench-match" --quick --policy=low --query-sizes=8 \
 		--resource-query="$PWD/rq" >out &&
-	grep "^| 8 | low | .* | [0-9.]*x |\$" out
+	grep "^| 8 | low | .* | -\{0,1\}[0-9.]*x |\$" out
 '
 test_expect_success 'bench-match refuses a resource-query that allocates nothing' '
 	printf "#!/bin/sh\ncat >/dev/null\n" >rq0 &&

@@ -106,6 +106,10 @@ int rp_instance_release (struct rp_instance *in, uint64_t id,
 /* A pending job starts with R (copied): event RP_EVENT_STARTED. */
 int rp_instance_start (struct rp_instance *in, uint64_t id,
                        const struct rp_rset *R, rp_error_t *error);
+/* The same with R taken, also on failure (rp_job_R reads it back): a
+ * host that made R for the job (rp_matcher_allocate) pays no copy. */
+int rp_instance_start_take (struct rp_instance *in, uint64_t id,
+                            struct rp_rset *R, rp_error_t *error);
 /* A running job now holds R (copied) after an RFC 27 partial release: its
  * usage follows.  No event. */
 int rp_instance_update (struct rp_instance *in, uint64_t id,

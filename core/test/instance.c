@@ -439,6 +439,41 @@ static void test_holds (void)
     rp_instance_destroy (in);
 }
 
+/* rp_instance_start_take: R taken, on success and on failure (the leak
+ * checks of the sanitizer builds see any R not freed). */
+static void test_start_take (void)
+{
+    struct rp_instance *in = rp_instance_create (NULL);
+    struct rp_context *c = ctx_of ("daemon", "physics");
+    struct rp_rset *R = R_of (2, 4, 1);
+    rp_error_t error;
+    const struct rp_job *j;
+
+    errno = 0;
+    ok (rp_instance_start_take (in, 7, R_of (1, 1, 0), &error) < 0
+            && errno == ENOENT,
+        "start_take: an unknown job fails with ENOENT, R freed");
+    ok (rp_instance_submit (in, 7, c, job (), &error) == 0
+            && rp_instance_hold (in, 7, "wait", &error) == 0,
+        "submit and hold job 7");
+    errno = 0;
+    ok (rp_instance_start_take (in, 7, R_of (1, 1, 0), &error) < 0
+            && errno == EINVAL,
+        "start_take: a held job fails with EINVAL, R freed");
+    is (error.text, "job 7 is held", "message");
+    ok (rp_instance_release (in, 7, &error) == 0, "release job 7");
+    errno = 0;
+    ok (rp_instance_start_take (in, 7, NULL, &error) < 0 && errno == EINVAL,
+        "start_take: no R fails with EINVAL");
+    j = rp_instance_job (in, 7);
+    ok (rp_instance_start_take (in, 7, R, &error) == 0
+            && rp_job_state (j) == RP_JOB_RUNNING && rp_job_R (j) == R,
+        "start_take: running with R itself");
+    cmp_ok (uu (in, 1, RP_USAGE_CORES), ==, 8, "daemon: 8 cores");
+    rp_context_destroy (c);
+    rp_instance_destroy (in);
+}
+
 int main (void)
 {
     plan (NO_PLAN);
@@ -448,6 +483,7 @@ int main (void)
     test_random_usage ();
     test_events ();
     test_holds ();
+    test_start_take ();
     fixtures_cleanup ();
     return done_testing ();
 }

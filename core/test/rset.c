@@ -344,6 +344,9 @@ static void test_compact_times (void)
         0.1,   1e-5,     1.5e-7,  1e15,    1e16,            1e17,
         1e20,  1.25e100, 1e300,   5e-324,  9007199254740993., 123456789.123456789,
         2.5e-300, 4.9406564584124654e-300, 1e-4, 1e22,
+        /* whole numbers are written digit by digit below 2^53 */
+        9007199254740991., 9007199254740994., 4503599627370497.,
+        4503599627370495.5, 999999999999999., 1000000000000001., 10., 7.,
     };
     struct rp_rset *r = dec (
         "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":\"0-2\","
@@ -367,6 +370,40 @@ static void test_compact_times (void)
         json_decref (o);
     }
     rp_rset_destroy (r);
+}
+
+/* R of one target is written with its host name as the nodelist: the
+ * name reads back as itself (rp_rset_add_target's check), and the
+ * hostlist of it writes it as it is, whatever its digits. */
+static void test_one_host_nodelist (void)
+{
+    static const char *const lists[] = {
+        "node0",       "node[007]",    "n1-2",   "a.b-c_d",
+        "h99999999999", "rack1-node002", "n[0]", "x",
+        "node-01a",    "0",            "n00",    "n[10]",
+    };
+
+    for (size_t i = 0; i < sizeof (lists) / sizeof (lists[0]); i++) {
+        char text[256];
+        struct rp_rset *r;
+        json_t *o;
+        char *want, *got;
+        snprintf (text, sizeof (text),
+                  "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":"
+                  "\"5\",\"children\":{\"core\":\"0-3\"}}],"
+                  "\"nodelist\":[\"%s\"]}}",
+                  lists[i]);
+        r = dec (text);
+        o = rp_rset_to_json (r);
+        want = o ? json_dumps (o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+        got = rp_rset_encode (r, 0);
+        is (got, want, "one target on %s: encode is the jansson dump",
+            lists[i]);
+        free (want);
+        free (got);
+        json_decref (o);
+        rp_rset_destroy (r);
+    }
 }
 
 static void test_empty (void)
@@ -1741,6 +1778,7 @@ int main (void)
     test_pretty ();
     test_compact_is_jansson_dump ();
     test_compact_times ();
+    test_one_host_nodelist ();
     test_empty ();
     test_invalid ();
     test_invalid_other ();
