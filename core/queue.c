@@ -10,7 +10,12 @@
  *   its duration from now must be free in the planner once its own
  *   reservation is taken out (rp_queue_fits).  When fewer units are free
  *   now than it asks, it is simply no room (the head under fcfs);
- * - a reservation never moves later than the job's last one;
+ * - a reservation never moves later than the one the job held when the
+ *   pass began, nor, within the pass, than the last one the pass gave it
+ *   (cancelled or not: a policy may not cancel a reservation to give its
+ *   place to another job and take a later one).  A reservation cancelled
+ *   by an earlier pass is no promise: a job queued ahead of it since (a
+ *   higher priority) may take its place;
  * - a policy that says RP_QUEUE_IN_ORDER never starts a job while an
  *   earlier one is pending;
  * - a pass leaves no job reserved at its own time without starting it.
@@ -23,6 +28,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "respol/queue.h"
 
@@ -33,6 +39,10 @@ struct rp_queue {
     struct rp_queue_host *h;
     bool refused;
     rp_error_t why; /* the refusal, with the instance name */
+    /* Per job, the start its reservation may not pass in this pass (-1:
+     * none): the reservation it held when the pass began, then the last
+     * one the pass gave it, cancelled or not. */
+    int64_t *promise;
 };
 
 static int refuse (struct rp_queue *q, const char *fmt, ...)
@@ -103,13 +113,16 @@ int64_t rp_queue_job_reserved (const struct rp_queue *q, size_t k)
     return j ? j->reserved : -1;
 }
 
-/* Take j's reservation out of the planner (its start stays in
- * j->reserved: the time a later one may not pass). */
-static void unreserve (struct rp_queue_host *h, struct rp_queue_job *j)
+/* Take j's reservation out of the planner for a moment (its start stays
+ * in j->reserved); whether it held one. */
+static bool unreserve (struct rp_queue_host *h, struct rp_queue_job *j)
 {
-    if (j->has_span)
+    bool held = j->has_span;
+
+    if (held)
         rp_planner_remove (h->planner, j->span, NULL);
     j->has_span = false;
+    return held;
 }
 
 /* Put j's reservation back at j->reserved (it was free a moment ago). */
@@ -123,9 +136,8 @@ static void rereserve (struct rp_queue_host *h, struct rp_queue_job *j)
 
 static bool fits_without_own (struct rp_queue_host *h, struct rp_queue_job *j)
 {
-    bool had = j->has_span, fits;
+    bool had = unreserve (h, j), fits;
 
-    unreserve (h, j);
     fits = rp_planner_is_free (h->planner, h->now, j->duration, j->size);
     if (had)
         rereserve (h, j);
@@ -183,6 +195,7 @@ int rp_queue_start (struct rp_queue *q, size_t k)
     struct rp_queue_host *h;
     struct rp_queue_job *j;
     rp_error_t error;
+    bool held;
     int rc;
 
     if (check_pending (q, k, "start") < 0)
@@ -190,13 +203,15 @@ int rp_queue_start (struct rp_queue *q, size_t k)
     h = q->h;
     j = h->jobs[k];
     /* Its own reservation is its own room. */
-    unreserve (h, j);
+    held = unreserve (h, j);
     if (h->planner && rp_planner_free_at (h->planner, h->now) < j->size) {
-        rereserve (h, j);
+        if (held)
+            rereserve (h, j);
         return RP_QUEUE_NO_ROOM;
     }
     if (check_start (q, k) < 0) {
-        rereserve (h, j);
+        if (held)
+            rereserve (h, j);
         return -1;
     }
     rc = h->start (h->arg, k, &error);
@@ -205,9 +220,10 @@ int rp_queue_start (struct rp_queue *q, size_t k)
         q->why = error;
         return -1;
     }
-    if (rc == RP_QUEUE_NO_ROOM)
-        rereserve (h, j);
-    else
+    if (rc == RP_QUEUE_NO_ROOM) {
+        if (held)
+            rereserve (h, j);
+    } else
         j->pending = false;
     return rc;
 }
@@ -217,25 +233,29 @@ int rp_queue_reserve (struct rp_queue *q, size_t k, int64_t *at)
     struct rp_queue_host *h;
     struct rp_queue_job *j;
     int64_t t = RP_PLANNER_FOREVER;
+    bool held;
 
     if (check_pending (q, k, "reserve") < 0)
         return -1;
     h = q->h;
     j = h->jobs[k];
-    unreserve (h, j);
+    held = unreserve (h, j);
     if (h->planner
         && rp_planner_earliest (h->planner, h->now, j->duration, j->size, &t,
                                 NULL)
                < 0)
         t = RP_PLANNER_FOREVER;
-    if (j->reserved >= 0 && t > j->reserved) {
-        rereserve (h, j);
+    if (q->promise[k] >= 0 && t > q->promise[k]) {
+        if (held)
+            rereserve (h, j);
         return refuse (q,
                        "job %" PRIu64 "'s reservation delayed from %" PRId64
                        " to %" PRId64,
-                       j->id, j->reserved, t);
+                       j->id, q->promise[k], t);
     }
     j->reserved = t;
+    if (t != RP_PLANNER_FOREVER)
+        q->promise[k] = t;
     rereserve (h, j);
     if (at)
         *at = t;
@@ -248,6 +268,7 @@ int rp_queue_cancel (struct rp_queue *q, size_t k)
         return -1;
     if (q->h->planner)
         unreserve (q->h, q->h->jobs[k]);
+    q->h->jobs[k]->reserved = -1;
     return 0;
 }
 
@@ -297,12 +318,17 @@ int rp_queue_run (const struct rp_plugin *p, struct rp_queue_host *h,
         return rp_error_set (error, EINVAL, "rp_queue_run: bad argument");
     if (!p->queue.pass)
         return 0;
+    if (!(q.promise = malloc ((h->count ? h->count : 1) * sizeof (int64_t))))
+        return rp_error_set (error, ENOMEM, "out of memory");
+    for (size_t k = 0; k < h->count; k++)
+        q.promise[k] = h->jobs[k]->has_span ? h->jobs[k]->reserved : -1;
     mp->error[0] = '\0';
     plugin_enter (&call, p, "pass");
     rc = p->queue.pass (mp, &q);
     plugin_leave (&call);
     if (rc == 0 && !q.refused)
         check_left (&q);
+    free (q.promise);
     if (rc != 0 || q.refused)
         return failed (&q, "pass", rc, error);
     return 0;

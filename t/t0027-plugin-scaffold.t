@@ -99,7 +99,7 @@ loads() {
 
 test_expect_success 'plugin --help shows new and its options' '
 	respol plugin --help >help &&
-	grep "^       respol plugin new --kind=validate|match|shell|property \[--dir=DIR\] NAME$" help &&
+	grep "^       respol plugin new --kind=validate|match|shell|property|queue \[--dir=DIR\] NAME$" help &&
 	grep "^  new  " help &&
 	grep "^      --kind=KIND  " help &&
 	grep "^      --dir=DIR  " help &&
@@ -107,17 +107,17 @@ test_expect_success 'plugin --help shows new and its options' '
 	test_cmp help help2
 '
 test_expect_success 'new without --kind' '
-	test_error 2 "respol: plugin: new: --kind=validate|match|shell|property is required
+	test_error 2 "respol: plugin: new: --kind=validate|match|shell|property|queue is required
 Try ${Q}respol plugin --help${Q} for more information." respol plugin new x
 '
 test_expect_success 'an unknown kind, with the closest' '
-	test_error 2 "respol: plugin: new: unknown kind ${Q}valdiate${Q} (validate, match, shell or property); did you mean ${Q}validate${Q}?
+	test_error 2 "respol: plugin: new: unknown kind ${Q}valdiate${Q} (validate, match, shell, property or queue); did you mean ${Q}validate${Q}?
 Try ${Q}respol plugin --help${Q} for more information." \
 		respol plugin new --kind=valdiate x &&
-	test_error 2 "respol: plugin: new: unknown kind ${Q}propety${Q} (validate, match, shell or property); did you mean ${Q}property${Q}?
+	test_error 2 "respol: plugin: new: unknown kind ${Q}propety${Q} (validate, match, shell, property or queue); did you mean ${Q}property${Q}?
 Try ${Q}respol plugin --help${Q} for more information." \
 		respol plugin new --kind=propety x &&
-	test_error 2 "respol: plugin: new: unknown kind ${Q}job-shell${Q} (validate, match, shell or property)
+	test_error 2 "respol: plugin: new: unknown kind ${Q}job-shell${Q} (validate, match, shell, property or queue)
 Try ${Q}respol plugin --help${Q} for more information." \
 		respol plugin new --kind=job-shell x &&
 	! test -e x.c
@@ -343,6 +343,51 @@ test_expect_success CC 'its keys are declared, their values checked' '
 		"3:13: property[0] ${Q}logins${Q}: init failed: prefix: must be the start of host names, e.g. login" &&
 	refused property/respol.yaml "s/property: login/property: \"a|b\"/" \
 		"3:13: property[0] ${Q}logins${Q}: init failed: property: property name \"a|b\": illegal character ${Q}|${Q} at offset 1"
+'
+
+# A queue policy, tried in its own directory
+
+test_expect_success 'new --kind=queue writes NAME.c and says what next' '
+	written queue queue shortfirst "{short: 3600}"
+'
+test_expect_success CC 'the printed line builds it, strictly, and the entry loads it' '
+	build out &&
+	exports queue/shortfirst.so &&
+	loads out queue/respol.yaml queue shortfirst
+'
+test_expect_success CC 'it runs as its comment says: the short job goes first (a reservation an earlier pass cancelled is no promise)' '
+	tries queue/shortfirst.c >try &&
+	cat >expected <<-\EOF &&
+	respol config check respol.yaml
+	printf ${Q}1 0 -1 1000 4 -1 -1 4 1000 -1 1 1 1 -1 -1 -1 -1 -1\n${Q} >w.swf
+	printf ${Q}2 1 -1 5000 4 -1 -1 4 5000 -1 1 1 1 -1 -1 -1 -1 -1\n${Q} >>w.swf
+	printf ${Q}3 2 -1 100 1 -1 -1 1 100 -1 1 1 1 -1 -1 -1 -1 -1\n${Q} >>w.swf
+	respol simulate --config=respol.yaml --queue=shortfirst --jobs=jobs.csv \
+	  --generate=nodes=4,cores=1 --unit=node w.swf
+	EOF
+	sed "s/\${Q}/$Q/g" expected >expected2 &&
+	test_cmp expected2 try &&
+	(cd queue && sh -e ../try) >run &&
+	grep "^queue: shortfirst$" run &&
+	cat >expected <<-\EOF &&
+	id,submit,start,end,wait,size,where
+	1,0,0,1000,0,4,"node[0-3]"
+	2,1,1100,6100,1099,4,"node[0-3]"
+	3,2,1000,1100,998,1,"node0"
+	EOF
+	test_cmp expected queue/jobs.csv
+'
+test_expect_success CC 'without it, under easy in submission order, the short job waits' '
+	(cd queue && respol simulate --queue=easy --jobs=easy.csv \
+		--generate=nodes=4,cores=1 --unit=node w.swf) >/dev/null &&
+	grep "^2,1,1000,6000," queue/easy.csv &&
+	grep "^3,2,6000,6100," queue/easy.csv
+'
+test_expect_success CC 'its keys are declared, their values checked' '
+	refused queue/respol.yaml "s/short: 3600/shrt: 3600/" \
+		"3:14: queue[0] ${Q}shortfirst${Q}: unknown key ${Q}shrt${Q}; did you mean ${Q}short${Q}?" &&
+	refused queue/respol.yaml "s/short: 3600/short: 0/" \
+		"3:13: queue[0] ${Q}shortfirst${Q}: init failed: short: must be a number of seconds >= 1"
 '
 
 # Names and paths that need care

@@ -152,6 +152,11 @@ test_expect_success 'a reservation later than the last is refused' '
 	grep "^respol: simulate: at 0: queue policy .rogue.: job 1.s reservation delayed from 0 to 100$" err
 '
 
+test_expect_success 'a cancelled reservation is none: its job holds no time' '
+	rogue cancelled &&
+	grep "^respol: simulate: at 0: queue policy .rogue.: pass failed: job 2 reserved at 100, then -1 once cancelled$" err
+'
+
 test_expect_success 'a job left reserved at the time of the pass is refused' '
 	rogue reserve &&
 	grep "^respol: simulate: at 0: queue policy .rogue.: job 1 is reserved at 0, the time of the pass, and was not started$" err

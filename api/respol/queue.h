@@ -23,8 +23,10 @@
  * the scheduler stops) when a policy
  *   - starts a job that, holding its units for its duration, would delay
  *     a reservation (the job's own reservation does not count);
- *   - reserves a job later than its last reservation (a reservation is a
- *     promise: it may move earlier, never later);
+ *   - reserves a job later than the reservation it held when the pass
+ *     began, or than the last one the pass gave it, cancelled or not (a
+ *     reservation is a promise: it may move earlier, never later; one
+ *     cancelled by an earlier pass promises nothing);
  *   - starts a job before an earlier one while it declares
  *     RP_QUEUE_IN_ORDER;
  *   - ends a pass with a job reserved at the time of the pass (it could
@@ -98,7 +100,8 @@ uint64_t rp_queue_job_id (const struct rp_queue *q, size_t k);
 uint64_t rp_queue_job_size (const struct rp_queue *q, size_t k);
 /* Its duration (RFC 14), RP_PLANNER_FOREVER when it has none. */
 int64_t rp_queue_job_duration (const struct rp_queue *q, size_t k);
-/* The start of its reservation, -1 when it holds none. */
+/* The start of its reservation, -1 when it holds none (never reserved,
+ * or cancelled). */
 int64_t rp_queue_job_reserved (const struct rp_queue *q, size_t k);
 
 /* Could job k start now, holding its units for its duration, without

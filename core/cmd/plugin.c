@@ -5,7 +5,7 @@
  *
  *   respol plugin list [--config=FILE] [--json]
  *   respol plugin info [--json] FILE
- *   respol plugin new --kind=validate|match|shell|property [--dir=DIR] NAME
+ *   respol plugin new --kind=validate|match|shell|property|queue [--dir=DIR] NAME
  *
  * list loads the configuration as every command does (--config, else
  * $RESPOL_CONFIG, else the installed default), so it also inits every
@@ -51,7 +51,7 @@ static void usage (FILE *f)
     fprintf (f,
              "Usage: respol plugin list [--config=FILE] [--json] [-v]\n"
              "       respol plugin info [--json] FILE\n"
-             "       respol plugin new --kind=validate|match|shell|property "
+             "       respol plugin new --kind=validate|match|shell|property|queue "
              "[--dir=DIR] NAME\n"
              "       respol plugin test [OPTIONS] [RESOURCE-OPTION] PLUGIN "
              "JOBSPEC...\n\n"

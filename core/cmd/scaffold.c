@@ -2,7 +2,7 @@
 /* respol plugin new: write a commented plugin that builds and loads as it
  * is, for a site to make its own (see respol-plugin(7)).
  *
- *   respol plugin new --kind=validate|match|shell|property [--dir=DIR] NAME
+ *   respol plugin new --kind=validate|match|shell|property|queue [--dir=DIR] NAME
  *
  * writes DIR/NAME.c (DIR defaults to the current directory) and prints
  * how to build and enable it:
@@ -19,7 +19,8 @@
  * the ranks in "avoid-ranks" (an idset) only when nothing else fits; the
  * shell plugin sets the variable named by "variable" to each task's local
  * id; the property plugin gives "property" to the targets whose host name
- * starts with "prefix".  Each declares its configuration keys, keeps its
+ * starts with "prefix"; the queue policy puts jobs of at most "short"
+ * seconds first and backfills as EASY does.  Each declares its configuration keys, keeps its
  * state per instance, says in its opening comment how to try it, and
  * builds with -Wall -Wextra -Werror -std=c11 (t0027 builds each and runs
  * the commands its comment gives).
@@ -49,6 +50,7 @@
 
 #include <respol/config.h>
 #include <respol/property.h>
+#include <respol/queue.h>
 #include <respol/shell.h>
 
 #include "cmd.h"
@@ -497,6 +499,113 @@ static const struct skeleton skeletons[] = {
           "DESCRIPTION",
           "give a property to the hosts whose names start with a prefix",
       } },
+    { "queue",
+      RP_PLUGIN_QUEUE,
+      "{short: 3600}",
+      {
+          "WHAT",
+          "queue policy",
+          "SUMMARY",
+          " * As written, jobs whose duration is at most \"short\" seconds go\n"
+          " * ahead of the others (priority), and each scheduling pass is EASY\n"
+          " * backfilling (pass): one reservation, for the first job that does\n"
+          " * not fit, and later jobs start only when they do not delay it.\n"
+          " * Make it your site's: change priority() or pass(), or drop one of\n"
+          " * them; keep the rest.\n",
+          "TRY",
+          " *   printf '1 0 -1 1000 4 -1 -1 4 1000 -1 1 1 1 -1 -1 -1 -1 -1\\n' "
+          ">w.swf\n"
+          " *   printf '2 1 -1 5000 4 -1 -1 4 5000 -1 1 1 1 -1 -1 -1 -1 -1\\n' "
+          ">>w.swf\n"
+          " *   printf '3 2 -1 100 1 -1 -1 1 100 -1 1 1 1 -1 -1 -1 -1 -1\\n' "
+          ">>w.swf\n"
+          " *   respol simulate --config=respol.yaml --queue=@NAME@ "
+          "--jobs=jobs.csv \\\n"
+          " *     --generate=nodes=4,cores=1 --unit=node w.swf\n",
+          "ACCESSORS",
+          "queue services are in <respol/queue.h> and the\n"
+          " * jobspec accessors in <respol/jobspec.h>",
+          "INCLUDES",
+          "#include <stdbool.h>\n#include <stdint.h>\n#include <stdlib.h>\n",
+          "HEADERS",
+          "#include <respol/queue.h>\n",
+          "KEYS",
+          "\"short\"",
+          "STATE",
+          "    double shrt; /* seconds */\n",
+          "OPERATION",
+          "priority or pass",
+          "INIT",
+          "    json_t *shrt = json_object_get (s->config (p), \"short\");\n"
+          "    struct state *st;\n"
+          "\n"
+          "    svc = s;\n"
+          "    if (shrt && (!json_is_integer (shrt) || json_integer_value (shrt) < 1))\n"
+          "        return svc->error (p, \"short: must be a number of seconds >= 1\");\n"
+          "    if (!(st = malloc (sizeof (*st))))\n"
+          "        return svc->error (p, \"out of memory\");\n"
+          "    st->shrt = shrt ? (double)json_integer_value (shrt) : 3600;\n",
+          "FINI",
+          "    free (svc->get_data (p));\n",
+          "OPS",
+          "/* The priority of a job as it is queued (js borrowed for the call): the\n"
+          " * queue runs from the highest to the lowest, equal ones in submission\n"
+          " * order.  A job with a duration of at most \"short\" seconds goes before\n"
+          " * the others (a duration of 0 is none: unlimited). */\n"
+          "static int priority (struct rp_plugin *p, const struct rp_jobspec *js,\n"
+          "                     int64_t *prio)\n"
+          "{\n"
+          "    const struct state *st = svc->get_data (p);\n"
+          "    double d = rp_jobspec_duration (js);\n"
+          "\n"
+          "    *prio = d > 0 && d <= st->shrt ? 1 : 0;\n"
+          "    return 0;\n"
+          "}\n"
+          "\n"
+          "/* One scheduling pass, at rp_queue_now (q), over the pending jobs in\n"
+          " * queue order (0 is the head).  As written, EASY backfilling: jobs start\n"
+          " * in order while they fit; the first that does not is given a\n"
+          " * reservation (the earliest time it fits for its duration); a later job\n"
+          " * starts only when it fits now without delaying it (the host refuses,\n"
+          " * naming this plugin, a start that would).  The reservation is made\n"
+          " * again by the next pass, so this one cancels it at its end.  Return 0,\n"
+          " * or svc->error (p, ...) to stop the scheduler. */\n"
+          "static int pass (struct rp_plugin *p, struct rp_queue *q)\n"
+          "{\n"
+          "    size_t n = rp_queue_count (q), head = 0;\n"
+          "\n"
+          "    (void)p;\n"
+          "    for (; head < n; head++) {\n"
+          "        int rc;\n"
+          "\n"
+          "        if (!rp_queue_job_pending (q, head))\n"
+          "            continue;\n"
+          "        if ((rc = rp_queue_start (q, head)) < 0)\n"
+          "            return -1;\n"
+          "        if (rc == RP_QUEUE_NO_ROOM)\n"
+          "            break;\n"
+          "    }\n"
+          "    if (head == n)\n"
+          "        return 0;\n"
+          "    if (rp_queue_reserve (q, head, NULL) < 0)\n"
+          "        return -1;\n"
+          "    for (size_t k = head + 1; k < n; k++)\n"
+          "        if (rp_queue_job_pending (q, k) && rp_queue_fits (q, k)\n"
+          "            && rp_queue_start (q, k) < 0)\n"
+          "            return -1;\n"
+          "    return rp_queue_cancel (q, head);\n"
+          "}\n"
+          "\n"
+          "static const struct rp_queue_ops ops = {\n"
+          "    .size = sizeof (struct rp_queue_ops),\n"
+          "    .priority = priority,\n"
+          "    .pass = pass,\n"
+          "};\n",
+          "KIND_ID",
+          "RP_PLUGIN_QUEUE",
+          "DESCRIPTION",
+          "short jobs first, EASY backfilling",
+      } },
 };
 #define NSKELETONS (sizeof (skeletons) / sizeof (skeletons[0]))
 
@@ -522,8 +631,8 @@ static const struct skeleton *find_kind (const char *kind)
             return &skeletons[i];
         suggest_add (&s, skeletons[i].kind, strlen (skeletons[i].kind), 0);
     }
-    cmd_usage_error (SUB, "new: unknown kind '%s' (validate, match, shell "
-                     "or property)%s", kind,
+    cmd_usage_error (SUB, "new: unknown kind '%s' (validate, match, shell, "
+                     "property or queue)%s", kind,
                      suggest_hint (&s, "", hint, sizeof (hint)));
 }
 
@@ -595,24 +704,35 @@ static const char *field (const struct skeleton *sk, const char *name,
     return NULL;
 }
 
-/* The skeleton's text, each @WORD@ replaced by its value, into f. */
-static void put_text (FILE *f, const struct skeleton *sk, const char *name)
+/* text, each @WORD@ replaced by its value, into f; a value's own @NAME@
+ * too (a kind's "try it" commands name the plugin), at depth 0 only. */
+static void put_words (FILE *f, const struct skeleton *sk, const char *name,
+                       const char *text, int depth)
 {
-    const char *s = skeleton_text, *at, *end;
+    const char *s = text, *at, *end;
 
     while ((at = strchr (s, '@')) && (end = strchr (at + 1, '@'))) {
         const char *value = field (sk, name, at + 1, end - at - 1);
-        if (!value) {
+        if (!value || (depth > 0 && value != name)) {
             /* Not a word: keep the first '@' and go on after it. */
             fwrite (s, 1, at + 1 - s, f);
             s = at + 1;
             continue;
         }
         fwrite (s, 1, at - s, f);
-        fputs (value, f);
+        if (depth == 0 && value != name)
+            put_words (f, sk, name, value, 1);
+        else
+            fputs (value, f);
         s = end + 1;
     }
     fputs (s, f);
+}
+
+/* The skeleton's text, each @WORD@ replaced by its value, into f. */
+static void put_text (FILE *f, const struct skeleton *sk, const char *name)
+{
+    put_words (f, sk, name, skeleton_text, 0);
 }
 
 /* Write path (new) with sk's text; dies with a message. */
@@ -693,6 +813,11 @@ static int accept_all (struct rp_plugin *p, const struct rp_jobspec *js,
     return RP_ACCEPT;
 }
 
+static int pass_none (struct rp_plugin *p, struct rp_queue *q)
+{
+    return 0;
+}
+
 /* Is name a plugin name, by the loader's own check of the descriptor the
  * skeleton will have?  Dies with the loader's message. */
 static void check_name (const char *name, const struct skeleton *sk)
@@ -702,6 +827,8 @@ static void check_name (const char *name, const struct skeleton *sk)
     static const struct rp_match_ops mops = { .size = sizeof (mops) };
     static const struct rp_shell_ops sops = { .size = sizeof (sops) };
     static const struct rp_property_ops pops = { .size = sizeof (pops) };
+    static const struct rp_queue_ops qops = { .size = sizeof (qops),
+                                              .pass = pass_none };
     struct rp_plugin_desc d = {
         .abi_version = RP_PLUGIN_ABI_VERSION,
         .size = sizeof (d),
@@ -717,6 +844,8 @@ static void check_name (const char *name, const struct skeleton *sk)
         d.ops = &sops;
     else if (sk->kind_id == RP_PLUGIN_PROPERTY)
         d.ops = &pops;
+    else if (sk->kind_id == RP_PLUGIN_QUEUE)
+        d.ops = &qops;
     if (rp_plugin_desc_check (&d, sk->kind_id, &error) < 0)
         cmd_die (SUB, "new: %s", error.text);
 }
@@ -743,7 +872,7 @@ int cmd_plugin_new (int argc, char **argv, void (*usage) (FILE *f))
             dir = optarg;
     }
     if (!sk)
-        cmd_usage_error (SUB, "new: --kind=validate|match|shell|property is "
+        cmd_usage_error (SUB, "new: --kind=validate|match|shell|property|queue is "
                          "required");
     if (optind == argc)
         cmd_usage_error (SUB, "new: missing NAME argument");

@@ -12,10 +12,14 @@
  *   fail       returns -1 with a message;
  *   silent     returns 7 without one;
  *   bad-index  starts the job past the end of the queue;
- *   twice      starts the head twice.
+ *   twice      starts the head twice;
+ *   cancelled  starts jobs in order; the first that does not start is
+ *              reserved, then cancelled, and the pass fails with what
+ *              rp_queue_job_reserved said after each.
  * Built twice: queue-fixture, and queue-in-order (-DFIXTURE_IN_ORDER),
  * which declares RP_QUEUE_IN_ORDER.
  */
+#include <inttypes.h>
 #include <string.h>
 
 #include <respol/queue.h>
@@ -61,6 +65,26 @@ static int later (struct rp_queue *q)
     return rp_queue_reserve (q, 0, NULL);
 }
 
+static int cancelled (struct rp_plugin *p, struct rp_queue *q)
+{
+    for (size_t k = 0; k < rp_queue_count (q); k++) {
+        int64_t at, after;
+        int rc = rp_queue_start (q, k);
+
+        if (rc < 0)
+            return -1;
+        if (rc != RP_QUEUE_NO_ROOM)
+            continue;
+        if (rp_queue_reserve (q, k, &at) < 0 || rp_queue_cancel (q, k) < 0)
+            return -1;
+        after = rp_queue_job_reserved (q, k);
+        return svc->error (p, "job %" PRIu64 " reserved at %" PRId64
+                           ", then %" PRId64 " once cancelled",
+                           rp_queue_job_id (q, k), at, after);
+    }
+    return 0;
+}
+
 static int fixture_pass (struct rp_plugin *p, struct rp_queue *q)
 {
     const char *mode = svc->get_data (p);
@@ -78,6 +102,8 @@ static int fixture_pass (struct rp_plugin *p, struct rp_queue *q)
         return rp_queue_start (q, n - 1) < 0 ? -1 : 0;
     if (!strcmp (mode, "later"))
         return later (q);
+    if (!strcmp (mode, "cancelled"))
+        return cancelled (p, q);
     if (!strcmp (mode, "fail"))
         return svc->error (p, "the fixture fails");
     if (!strcmp (mode, "twice"))
