@@ -151,12 +151,13 @@ static int spans_add (struct rp_matcher *m, struct job *j)
     for (size_t i = 0; i < j->nholds; i++) {
         struct hold *h = &j->holds[i];
         struct rp_planner **pp = pool_slot (m, h);
-        uint64_t total = h->exclusive ? rp_graph_vertex_size (m->g, h->v)
-                                      : SHARERS;
+        uint64_t total =
+            h->exclusive ? rp_graph_vertex_size (m->g, h->v) : SHARERS;
         if (!*pp && !(*pp = rp_planner_create (total, NULL)))
             goto undo;
         if (rp_planner_add (*pp, j->tstart, len, h->exclusive ? h->amount : 1,
-                            &h->span, NULL) < 0)
+                            &h->span, NULL)
+            < 0)
             goto undo;
         continue;
     undo:
@@ -183,7 +184,8 @@ static int hold_earliest (const struct rp_matcher *m, const struct hold *h,
 
     if (xp
         && rp_planner_earliest (xp, t, d, h->exclusive ? h->amount : size, &a,
-                                NULL) < 0)
+                                NULL)
+               < 0)
         return -1;
     if (h->exclusive && sp
         && rp_planner_earliest (sp, t, d, SHARERS, &b, NULL) < 0)
@@ -585,8 +587,8 @@ static struct job *commit (struct rp_match *x, uint64_t jobid, int64_t t,
     j->reserved = t > tnow (m);
     if (j->reserved) {
         j->tstart = t;
-        j->tend = duration > 0 ? window_end (t, to_sec (duration, true))
-                               : FOREVER;
+        j->tend =
+            duration > 0 ? window_end (t, to_sec (duration, true)) : FOREVER;
     }
     if (!j->reserved && !keep && live_take (m, j) < 0)
         goto refused;
@@ -663,9 +665,11 @@ done:
 
 /* --- the API ------------------------------------------------------------ */
 
-struct rp_rset *rp_matcher_allocate_orelse_reserve (
-    struct rp_matcher *m, uint64_t jobid, const struct rp_jobspec *js,
-    double now, double *at, rp_error_t *error)
+struct rp_rset *rp_matcher_allocate_orelse_reserve (struct rp_matcher *m,
+                                                    uint64_t jobid,
+                                                    const struct rp_jobspec *js,
+                                                    double now, double *at,
+                                                    rp_error_t *error)
 {
     struct rp_rset *R;
     rp_error_t e;

@@ -18,32 +18,8 @@
 #include "respol/jobspec.h"
 #include "respol/match.h"
 #include "respol/rset.h"
+#include "core/test/slots.h"
 #include "t/tap/tap.h"
-
-/* count slots of one whole node, or of one core (node shared) */
-static struct rp_jobspec *js_make (const char *what, int count, int duration)
-{
-    char buf[1024];
-    struct rp_jobspec *js;
-
-    char attr[64];
-
-    if (duration > 0)
-        snprintf (attr, sizeof (attr), "duration: %d", duration);
-    else
-        snprintf (attr, sizeof (attr), "cwd: /tmp");
-    snprintf (buf, sizeof (buf),
-              "version: 1\nresources:\n  - type: slot\n    label: s\n"
-              "    count: %d\n    with:\n      - type: %s\n        count: 1\n"
-              "tasks:\n  - command: [app]\n    slot: s\n"
-              "    count: {per_slot: 1}\n"
-              "attributes:\n  system:\n    %s\n",
-              count, what, attr);
-    if (!(js = rp_jobspec_load (buf, strlen (buf), "t.yaml",
-                                RP_JOBSPEC_CANONICAL, NULL)))
-        BAIL_OUT ("jobspec does not load:\n%s", buf);
-    return js;
-}
 
 static struct rp_matcher *matcher (const char *spec)
 {
@@ -68,7 +44,7 @@ static void check (struct rp_matcher *m, const char *what)
 static double reserve (struct rp_matcher *m, uint64_t id, const char *what,
                        int count, int duration, double now, rp_error_t *e)
 {
-    struct rp_jobspec *js = js_make (what, count, duration);
+    struct rp_jobspec *js = js_slots (what, count, duration);
     double at = -2;
     struct rp_rset *R;
 
@@ -85,7 +61,7 @@ static double reserve (struct rp_matcher *m, uint64_t id, const char *what,
 static int allocate (struct rp_matcher *m, uint64_t id, const char *what,
                      int count, int duration, double now, rp_error_t *e)
 {
-    struct rp_jobspec *js = js_make (what, count, duration);
+    struct rp_jobspec *js = js_slots (what, count, duration);
     struct rp_rset *R = rp_matcher_allocate (m, id, js, now, e);
 
     rp_jobspec_destroy (js);
@@ -106,12 +82,12 @@ static void test_same_as_allocate (void)
 {
     struct rp_matcher *a = matcher ("nodes=4,cores=4");
     struct rp_matcher *b = matcher ("nodes=4,cores=4");
-    struct rp_jobspec *js = js_make ("core", 3, 100);
+    struct rp_jobspec *js = js_slots ("core", 3, 100);
     rp_error_t e;
     double at = -1;
     struct rp_rset *Ra = rp_matcher_allocate (a, 1, js, 5, &e);
-    struct rp_rset *Rb = rp_matcher_allocate_orelse_reserve (b, 1, js, 5, &at,
-                                                             &e);
+    struct rp_rset *Rb =
+        rp_matcher_allocate_orelse_reserve (b, 1, js, 5, &at, &e);
     char *sa = Ra ? rp_rset_encode (Ra, 0) : NULL;
     char *sb = Rb ? rp_rset_encode (Rb, 0) : NULL;
 
