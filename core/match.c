@@ -157,6 +157,7 @@ void match_job_destroy (struct job *j)
 {
     if (j) {
         free (j->holds);
+        free (j->rspan);
         rp_rset_destroy (j->R);
         rp_rset_destroy (j->Rjgf);
         free (j);
@@ -168,6 +169,7 @@ void rp_matcher_destroy (struct rp_matcher *m)
     int saved = errno;
 
     if (m) {
+        match_time_destroy (m);
         for (size_t i = 0; i < m->njobs; i++)
             match_job_destroy (m->jobs[i]);
         free (m->jobs);
@@ -191,7 +193,6 @@ void rp_matcher_destroy (struct rp_matcher *m)
         free (m->big);
         json_decref (m->explanation);
         rp_idset_destroy (m->removed);
-        match_time_destroy (m);
         rp_graph_destroy (m->g);
         free (m);
     }
@@ -435,33 +436,37 @@ error:
     return NULL;
 }
 
+int match_pristine (struct rp_match *x)
+{
+    char buf[RP_ERROR_TEXT_SIZE];
+    int rc;
+
+    if (!(x->s = graph_pristine (x->m->g)))
+        return match_nomem (x);
+    x->sat = true;
+    rc = match_run (x);
+    match_rollback (x, (struct mark){ 0, 0 });
+    if (rc == 0) {
+        match_reason (x, false, buf, sizeof (buf));
+        match_explain_run (x, "never", buf);
+        return rp_error_set (x->error, ENODEV, "%s", buf);
+    }
+    return rc > 0 ? 0 : -1;
+}
+
 int rp_matcher_satisfiability (struct rp_matcher *m,
                                const struct rp_jobspec *js, rp_error_t *error)
 {
     struct rp_match x = { 0 };
-    char buf[RP_ERROR_TEXT_SIZE];
     int rc = -1;
 
     if (!m || !js)
         return rp_error_set (error, EINVAL, "matcher: bad arguments");
     if (match_setup (m, js, &x, error) < 0)
         goto done;
-    if (!(x.s = graph_pristine (m->g))) {
-        match_nomem (&x);
-        goto done;
-    }
-    x.sat = true;
     match_explain_keep (m, NULL);
-    rc = match_run (&x);
-    match_rollback (&x, (struct mark){ 0, 0 });
-    if (rc == 0) {
-        match_reason (&x, false, buf, sizeof (buf));
-        match_explain_run (&x, "never", buf);
-        rc = rp_error_set (error, ENODEV, "%s", buf);
-    } else if (rc > 0) {
+    if ((rc = match_pristine (&x)) == 0)
         match_explain_run (&x, "satisfiable", NULL);
-        rc = 0;
-    }
 done:
     match_cleanup (&x);
     return rc;

@@ -172,7 +172,7 @@ int rp_matcher_free (struct rp_matcher *m, uint64_t jobid, rp_error_t *error)
     if (!(j = match_job_get (m, jobid, error)))
         return -1;
     rc = j->reserved ? 0 : holds_put (m, j->holds, j->nholds);
-    match_time_holds_gone (m, j->holds, j->nholds);
+    match_time_job_gone (m, j);
     match_job_remove (m, jobid);
     if (rc < 0)
         return rp_error_set (error, EPROTO,
@@ -277,7 +277,6 @@ int rp_matcher_release (struct rp_matcher *m, uint64_t jobid,
                                 error)))
         goto error;
     (void)holds_put (m, dropped, ndropped);
-    match_time_holds_gone (m, dropped, ndropped);
     free (j->holds);
     rp_rset_destroy (j->R);
     rp_rset_destroy (j->Rjgf);
@@ -285,6 +284,7 @@ int rp_matcher_release (struct rp_matcher *m, uint64_t jobid,
     j->holds = kept;
     j->nholds = nkept;
     j->R = R;
+    match_time_released (m, j, dropped, ndropped);
     free (dropped);
     return 0;
 nomem:

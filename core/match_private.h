@@ -61,6 +61,8 @@ struct job {
     int64_t tstart;
     int64_t tend;
     bool reserved;
+    uint64_t *rspan; /* per type: its span in the graph's planner + 1 */
+    uint64_t tspan;  /* its span in the planner of all records + 1 */
 };
 
 /* A vertex with more than BIG_PARENT children, and what the fast paths
@@ -285,6 +287,9 @@ int match_admit (struct rp_matcher *m, uint64_t jobid,
 int match_setup (struct rp_matcher *m, const struct rp_jobspec *js,
                  struct rp_match *x, rp_error_t *error);
 int match_find (struct rp_match *x);
+/* Could x's jobspec ever fit (the pristine state)?  0, or -1 with ENODEV
+ * and why not (explained), ENOMEM or the policy's failure. */
+int match_pristine (struct rp_match *x);
 void match_cleanup (struct rp_match *x);
 /* The R the caller gets for job j (with the scheduling key unless off);
  * NULL with error set. */
@@ -297,11 +302,13 @@ void match_time_destroy (struct rp_matcher *m);
 /* j's span from its start time and expiration. */
 void match_time_span (struct job *j);
 /* In time: hold job j's spans (a running job pushes reservations in its
- * way); after it leaves the record list or shrinks: drop them. */
+ * way); drop them when it is freed; drop those of the holds a release
+ * dropped (j->holds: those it keeps). */
 int match_time_job_added (struct rp_matcher *m, struct job *j,
                           rp_error_t *error);
-void match_time_holds_gone (struct rp_matcher *m, const struct hold *h,
-                            size_t n);
+void match_time_job_gone (struct rp_matcher *m, struct job *j);
+void match_time_released (struct rp_matcher *m, struct job *j,
+                          const struct hold *dropped, size_t n);
 /* allocate in time: the match at now with reservations in view. */
 struct rp_rset *match_time_allocate (struct rp_matcher *m, uint64_t jobid,
                                      const struct rp_jobspec *js, double now,

@@ -65,8 +65,11 @@ struct wsave {
 };
 
 struct mtime {
-    struct rp_planner **xp; /* per vertex: units held exclusively */
-    struct rp_planner **sp; /* per vertex: holds sharing it */
+    struct rp_planner **xp;   /* per vertex: units held exclusively */
+    struct rp_planner **sp;   /* per vertex: holds sharing it */
+    struct rp_planner **root; /* per type: units held exclusively */
+    struct rp_planner *all;   /* every record, one unit each */
+    uint64_t *amount;         /* per type: scratch */
     uint32_t *mark;         /* per vertex: window_apply's epoch */
     uint32_t epoch;
     struct wsave *saved; /* what window_apply changed, to set back */
@@ -134,7 +137,7 @@ static uint64_t s_during (const struct rp_matcher *m, rp_vertex_t v, int64_t t,
     return p ? SHARERS - rp_planner_free_during (p, t, span_len (t, e)) : 0;
 }
 
-static void spans_remove (struct rp_matcher *m, const struct hold *h, size_t n)
+static void vspans_remove (struct rp_matcher *m, const struct hold *h, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         struct rp_planner *p = *pool_slot (m, &h[i]);
@@ -143,8 +146,9 @@ static void spans_remove (struct rp_matcher *m, const struct hold *h, size_t n)
     }
 }
 
-/* Hold j's spans: 0, or -1 (nothing held) with errno EBUSY or ENOMEM. */
-static int spans_add (struct rp_matcher *m, struct job *j)
+/* Hold j's spans in its vertices' planners: 0, or -1 (nothing held) with
+ * errno EBUSY or ENOMEM. */
+static int vspans_add (struct rp_matcher *m, struct job *j)
 {
     int64_t len = span_len (j->tstart, j->tend);
 
@@ -161,17 +165,91 @@ static int spans_add (struct rp_matcher *m, struct job *j)
             goto undo;
         continue;
     undo:
-        spans_remove (m, j->holds, i);
+        vspans_remove (m, j->holds, i);
         return -1;
     }
     return 0;
 }
 
-void match_time_holds_gone (struct rp_matcher *m, const struct hold *h,
-                            size_t n)
+/* j's spans in the planners of the whole graph: per type, the units it
+ * holds exclusively (a bound for pruning the times to try), and one in
+ * the planner of all records (the times at which something changes). */
+static void jspans_remove (struct rp_matcher *m, struct job *j)
+{
+    struct mtime *T = m->time;
+
+    for (size_t t = 0; j->rspan && t < m->ntypes; t++)
+        if (j->rspan[t])
+            (void)rp_planner_remove (T->root[t], j->rspan[t] - 1, NULL);
+    if (j->rspan)
+        memset (j->rspan, 0, m->ntypes * sizeof (*j->rspan));
+    if (j->tspan)
+        (void)rp_planner_remove (T->all, j->tspan - 1, NULL);
+    j->tspan = 0;
+}
+
+static int jspans_add (struct rp_matcher *m, struct job *j)
+{
+    struct mtime *T = m->time;
+    int64_t len = span_len (j->tstart, j->tend);
+    uint64_t id;
+
+    if (!j->rspan && !(j->rspan = calloc (m->ntypes + 1, sizeof (*j->rspan))))
+        return -1;
+    memset (T->amount, 0, m->ntypes * sizeof (*T->amount));
+    for (size_t i = 0; i < j->nholds; i++) {
+        int t = rp_graph_vertex_type_index (m->g, j->holds[i].v);
+        if (j->holds[i].exclusive && t >= 0)
+            T->amount[t] += j->holds[i].amount;
+    }
+    for (size_t t = 0; t < m->ntypes; t++) {
+        if (!T->amount[t] || !T->root[t])
+            continue;
+        if (rp_planner_add (T->root[t], j->tstart, len, T->amount[t], &id,
+                            NULL)
+            < 0)
+            goto undo;
+        j->rspan[t] = id + 1;
+    }
+    if (rp_planner_add (T->all, j->tstart, len, 1, &id, NULL) < 0)
+        goto undo;
+    j->tspan = id + 1;
+    return 0;
+undo:
+    jspans_remove (m, j);
+    return -1;
+}
+
+static int spans_add (struct rp_matcher *m, struct job *j)
+{
+    if (vspans_add (m, j) < 0)
+        return -1;
+    if (jspans_add (m, j) == 0)
+        return 0;
+    vspans_remove (m, j->holds, j->nholds);
+    return -1;
+}
+
+static void spans_remove (struct rp_matcher *m, struct job *j)
+{
+    vspans_remove (m, j->holds, j->nholds);
+    jspans_remove (m, j);
+}
+
+void match_time_job_gone (struct rp_matcher *m, struct job *j)
 {
     if (m->time)
-        spans_remove (m, h, n);
+        spans_remove (m, j);
+}
+
+void match_time_released (struct rp_matcher *m, struct job *j,
+                          const struct hold *dropped, size_t n)
+{
+    if (!m->time)
+        return;
+    vspans_remove (m, dropped, n);
+    jspans_remove (m, j);
+    (void)jspans_add (m, j);
 }
 
 /* The earliest time >= t at which hold h fits for d seconds, in *at. */
@@ -293,7 +371,7 @@ static int job_force (struct rp_matcher *m, struct job *j)
     for (size_t i = 0; i < m->njobs && first < FOREVER; i++) {
         struct job *r = m->jobs[i];
         if (r->reserved && r->tstart >= first) {
-            spans_remove (m, r->holds, r->nholds);
+            spans_remove (m, r);
             lifted[n++] = r;
         }
     }
@@ -332,7 +410,7 @@ static int job_extend (struct rp_matcher *m, struct job *j, int64_t e)
 {
     int64_t old = j->tend;
 
-    spans_remove (m, j->holds, j->nholds);
+    spans_remove (m, j);
     j->tend = e;
     if (job_force (m, j) == 0)
         return 0;
@@ -376,12 +454,46 @@ void match_time_destroy (struct rp_matcher *m)
         rp_planner_destroy (T->xp[v]);
         rp_planner_destroy (T->sp[v]);
     }
+    for (size_t t = 0; t < m->ntypes && T->root; t++)
+        rp_planner_destroy (T->root[t]);
+    for (size_t i = 0; i < m->njobs; i++) {
+        free (m->jobs[i]->rspan);
+        m->jobs[i]->rspan = NULL;
+        m->jobs[i]->tspan = 0;
+    }
+    rp_planner_destroy (T->all);
+    free (T->root);
+    free (T->amount);
     free (T->xp);
     free (T->sp);
     free (T->mark);
     free (T->saved);
     free (T);
     m->time = NULL;
+}
+
+/* The planners of the whole graph: per type, its units. */
+static int roots_create (struct rp_matcher *m)
+{
+    struct mtime *T = m->time;
+
+    if (!(T->root = calloc (m->ntypes + 1, sizeof (*T->root)))
+        || !(T->amount = calloc (m->ntypes + 1, sizeof (*T->amount)))
+        || !(T->all = rp_planner_create (RP_PLANNER_TOTAL_MAX, NULL)))
+        return -1;
+    for (rp_vertex_t v = 0; v < m->nvertices; v++) {
+        int t = rp_graph_vertex_type_index (m->g, v);
+        if (t >= 0)
+            T->amount[t] = sat_add (T->amount[t], rp_graph_vertex_size (m->g, v));
+    }
+    for (size_t t = 0; t < m->ntypes; t++) {
+        uint64_t total = T->amount[t] < RP_PLANNER_TOTAL_MAX
+                             ? T->amount[t]
+                             : RP_PLANNER_TOTAL_MAX;
+        if (total && !(T->root[t] = rp_planner_create (total, NULL)))
+            return -1;
+    }
+    return 0;
 }
 
 /* Into time: the planners, with the spans of the running jobs. */
@@ -396,7 +508,8 @@ static int time_start (struct rp_matcher *m, rp_error_t *error)
         return rp_error_set (error, ENOMEM, "out of memory");
     if (!(T->xp = calloc (m->nvertices + 1, sizeof (*T->xp)))
         || !(T->sp = calloc (m->nvertices + 1, sizeof (*T->sp)))
-        || !(T->mark = calloc (m->nvertices + 1, sizeof (*T->mark))))
+        || !(T->mark = calloc (m->nvertices + 1, sizeof (*T->mark)))
+        || roots_create (m) < 0)
         goto nomem;
     for (size_t i = 0; i < m->njobs; i++) {
         struct job *j = m->jobs[i];
@@ -476,59 +589,63 @@ static int window_apply (struct rp_matcher *m, int64_t t, int64_t e)
 
 /* --- allocate, or else reserve ---------------------------------------- */
 
-static int cmp_time (const void *a, const void *b)
+/* What the top-level requests need in all, per type, in T->amount. */
+static void need_total (const struct rp_match *x)
 {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
+    uint64_t *need = x->m->time->amount;
+
+    memset (need, 0, x->m->ntypes * sizeof (*need));
+    for (const struct req *q = x->reqs; q; q = q->next)
+        for (size_t t = 0; t < x->m->ntypes; t++)
+            need[t] = sat_add (need[t],
+                               sat_mul (q->pool ? 1 : q->min, q->need[t]));
 }
 
-/* The ends of spans after t, ascending, distinct: *n of them. */
-static int64_t *candidate_times (const struct rp_matcher *m, int64_t t,
-                                 size_t *n)
+/* The earliest time >= c at which the graph holds the units need_total
+ * says free for d seconds: no match starts before (a bound: the graph's
+ * planners count exclusive holds only).  -1: no time. */
+static int lower_bound (const struct rp_matcher *m, int64_t c, int64_t d,
+                        int64_t *lb)
 {
-    int64_t *c = calloc (m->njobs + 1, sizeof (*c));
-    size_t k = 0;
+    const struct mtime *T = m->time;
+    int64_t e;
 
-    if (!c)
-        return NULL;
-    for (size_t i = 0; i < m->njobs; i++)
-        if (m->jobs[i]->tend > t && m->jobs[i]->tend < FOREVER)
-            c[k++] = m->jobs[i]->tend;
-    qsort (c, k, sizeof (*c), cmp_time);
-    *n = 0;
-    for (size_t i = 0; i < k; i++)
-        if (*n == 0 || c[*n - 1] != c[i])
-            c[(*n)++] = c[i];
-    return c;
+    *lb = c;
+    for (size_t t = 0; t < m->ntypes; t++) {
+        if (!T->amount[t] || !T->root[t])
+            continue;
+        if (rp_planner_earliest (T->root[t], c, d, T->amount[t], &e, NULL) < 0)
+            return -1;
+        *lb = e > *lb ? e : *lb;
+    }
+    return 0;
 }
 
-/* Try the windows that start at the ends of spans after t: the first that
+/* Try the windows that start when something changes after t (the ends
+ * of spans among them), each time from the bound on: the first that
  * holds the match leaves it held and the window applied, in *at. */
 static int reserve_search (struct rp_match *x, int64_t t, int64_t d,
-                           int64_t *at)
+                           const char *why, int64_t *at)
 {
     struct rp_matcher *m = x->m;
-    char why[RP_ERROR_TEXT_SIZE];
-    size_t n = 0;
-    int64_t *c = candidate_times (m, t, &n);
+    int64_t c = t;
     int rc = 0;
 
-    if (!c)
-        return match_nomem (x);
-    snprintf (why, sizeof (why), "%s", x->error ? x->error->text : "");
     x->s = graph_live (m->g);
     x->sat = false;
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        if (window_apply (m, c[i], window_end (c[i], d)) < 0) {
-            rc = match_nomem (x);
+    need_total (x);
+    while (rc == 0 && rp_planner_next_change (m->time->all, c, &c)) {
+        int64_t lb;
+        if (lower_bound (m, c, d, &lb) < 0)
             break;
-        }
+        c = lb;
+        if (window_apply (m, c, window_end (c, d)) < 0)
+            return match_nomem (x);
         if ((rc = match_run (x)) > 0)
-            *at = c[i];
+            *at = c;
         else
             window_revert (m);
     }
-    free (c);
     if (rc == 0)
         return rp_error_set (x->error, EBUSY,
                              "%s; no later time either: what holds it has no "
@@ -606,6 +723,39 @@ refused:
     return NULL;
 }
 
+/* Now, in the window [t, t+d) (the job's span), else (reserve) the
+ * earliest time later: the match held in its window, the start in
+ * *start.  Where the graph's planners show that the job cannot start
+ * now, only whether it could ever is asked. */
+static int find_start (struct rp_match *x, bool reserve, int64_t t, int64_t d,
+                       double duration, int64_t *start)
+{
+    struct rp_matcher *m = x->m;
+    char why[RP_ERROR_TEXT_SIZE] = "not satisfiable now";
+    int64_t dr = duration > 0 ? to_sec (duration, true) : FOREVER, lb = t;
+
+    if (reserve) {
+        need_total (x);
+        if (lower_bound (m, t, d, &lb) < 0)
+            lb = t;
+    }
+    if (lb > t) {
+        if (match_pristine (x) < 0)
+            return -1;
+        return reserve_search (x, t, dr, why, start);
+    }
+    if (window_apply (m, t, window_end (t, d)) < 0)
+        return match_nomem (x);
+    if (match_find (x) == 0)
+        return 0;
+    window_revert (m);
+    if (!reserve || errno != EBUSY)
+        return -1;
+    if (x->error)
+        snprintf (why, sizeof (why), "%s", x->error->text);
+    return reserve_search (x, t, dr, why, start);
+}
+
 struct rp_rset *match_time_allocate (struct rp_matcher *m, uint64_t jobid,
                                      const struct rp_jobspec *js, double now,
                                      bool reserve, double *at,
@@ -623,18 +773,9 @@ struct rp_rset *match_time_allocate (struct rp_matcher *m, uint64_t jobid,
     if (d < 1)
         d = 1;
     start = t;
-    if (time_advance (m, error) < 0 || match_setup (m, js, &x, error) < 0)
+    if (time_advance (m, error) < 0 || match_setup (m, js, &x, error) < 0
+        || find_start (&x, reserve, t, d, duration, &start) < 0)
         goto done;
-    if (window_apply (m, t, window_end (t, d)) < 0) {
-        match_nomem (&x);
-        goto done;
-    }
-    if (match_find (&x) < 0) {
-        window_revert (m);
-        d = duration > 0 ? to_sec (duration, true) : FOREVER;
-        if (!reserve || errno != EBUSY || reserve_search (&x, t, d, &start) < 0)
-            goto done;
-    }
     if (match_verify (&x) < 0) {
         match_rollback (&x, (struct mark){ 0, 0 });
         window_revert (m);
@@ -652,7 +793,7 @@ struct rp_rset *match_time_allocate (struct rp_matcher *m, uint64_t jobid,
 undo:
     if (R)
         rp_error_set (error, ENOMEM, "out of memory");
-    spans_remove (m, j->holds, j->nholds);
+    spans_remove (m, j);
     if (!j->reserved)
         live_put (m, j);
     rp_rset_destroy (R);
