@@ -6,6 +6,7 @@
  *                     [--policy=NAME] [--sizes=N,N,N] [--no-query]
  *                     [--query-sizes=N,...] [--commands=N]
  *                     [--respol=PATH] [--resource-query=PATH]
+ *                     [--no-reserve | --reserve-only] [--reserve-nodes=N]
  *
  * Clusters are generated with nodes=1024, 4096 and 16384 (--sizes: three
  * others; --quick: 8, 16 and 32), sockets=2, cores=32, gpus=4,
@@ -56,6 +57,15 @@
  * allocated (one R per command in the output), else the program exits 1.
  * The jobspec file is written 2.5 s before the first command reads it, so
  * respol query's cache knows it by its status (respol(1), query).
+ *
+ * The reserve path (--reserve-only runs it alone, --no-reserve leaves it
+ * out): a cluster of --reserve-nodes nodes of one core (default 16384;
+ * --quick: 64) and a stream of rp_matcher_allocate_orelse_reserve at
+ * time 0 of 1-64 whole nodes for 60-3600 s (fixed seed) until it holds
+ * 500, 1,000 and 2,000 job records (--quick: 100, 400; the first fill
+ * the cluster, the rest are reservations); then 100 more are timed, and
+ * the cancel (rp_matcher_free) of 100 random reservations.  Each row is
+ * checked with rp_matcher_check.
  *
  * Plugins: DIR is $RESPOL_BUILD_MATCHDIR, else plugins/match/.libs of the
  * current (build) directory.  The loader refuses plugins below a directory
@@ -802,12 +812,13 @@ static void reserve_row (int nodes, long njobs)
 static void reserve_table (void)
 {
     int nodes = quick ? 64 : reserve_nodes;
+    const long rows[] = { 500, 1000, 2000 }, qrows[] = { 100, 400 };
 
     printf ("\n| nodes | records | reservations | us/record (fill) | "
             "us/allocate-orelse-reserve | us/cancel | peak RSS growth |\n"
             "|---:|---:|---:|---:|---:|---:|---:|\n");
-    reserve_row (nodes, quick ? 100 : 1000);
-    reserve_row (nodes, quick ? 400 : 10000);
+    for (size_t i = 0; i < (quick ? 2 : 3); i++)
+        reserve_row (nodes, quick ? qrows[i] : rows[i]);
 }
 
 static int load_policies (struct rp_config *cfg, struct policy *pol)
@@ -838,7 +849,9 @@ static void usage (FILE *f)
                 "[--budget=SECONDS] [--policy=NAME] [--sizes=N,N,N]\n"
                 "                   [--no-query] [--query-sizes=N,...] "
                 "[--commands=N]\n"
-                "                   [--respol=PATH] [--resource-query=PATH]\n");
+                "                   [--respol=PATH] [--resource-query=PATH]\n"
+                "                   [--no-reserve | --reserve-only] "
+                "[--reserve-nodes=N]\n");
 }
 
 /* --query-sizes: up to MAXQSIZES node counts >= 2, comma separated. */
