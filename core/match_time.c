@@ -70,7 +70,7 @@ struct mtime {
     struct rp_planner **root; /* per type: units held exclusively */
     struct rp_planner *all;   /* every record, one unit each */
     uint64_t *amount;         /* per type: scratch */
-    uint32_t *mark;         /* per vertex: window_apply's epoch */
+    uint32_t *mark;           /* per vertex: window_apply's epoch */
     uint32_t epoch;
     struct wsave *saved; /* what window_apply changed, to set back */
     size_t nsaved;
@@ -205,8 +205,7 @@ static int jspans_add (struct rp_matcher *m, struct job *j)
     for (size_t t = 0; t < m->ntypes; t++) {
         if (!T->amount[t] || !T->root[t])
             continue;
-        if (rp_planner_add (T->root[t], j->tstart, len, T->amount[t], &id,
-                            NULL)
+        if (rp_planner_add (T->root[t], j->tstart, len, T->amount[t], &id, NULL)
             < 0)
             goto undo;
         j->rspan[t] = id + 1;
@@ -484,7 +483,8 @@ static int roots_create (struct rp_matcher *m)
     for (rp_vertex_t v = 0; v < m->nvertices; v++) {
         int t = rp_graph_vertex_type_index (m->g, v);
         if (t >= 0)
-            T->amount[t] = sat_add (T->amount[t], rp_graph_vertex_size (m->g, v));
+            T->amount[t] =
+                sat_add (T->amount[t], rp_graph_vertex_size (m->g, v));
     }
     for (size_t t = 0; t < m->ntypes; t++) {
         uint64_t total = T->amount[t] < RP_PLANNER_TOTAL_MAX
@@ -597,8 +597,8 @@ static void need_total (const struct rp_match *x)
     memset (need, 0, x->m->ntypes * sizeof (*need));
     for (const struct req *q = x->reqs; q; q = q->next)
         for (size_t t = 0; t < x->m->ntypes; t++)
-            need[t] = sat_add (need[t],
-                               sat_mul (q->pool ? 1 : q->min, q->need[t]));
+            need[t] =
+                sat_add (need[t], sat_mul (q->pool ? 1 : q->min, q->need[t]));
 }
 
 /* The earliest time >= c at which the graph holds the units need_total

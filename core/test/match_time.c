@@ -194,6 +194,42 @@ static void test_shared_and_whole (void)
     rp_matcher_destroy (m);
 }
 
+/* RFC 27 partial release and hello in time: the spans follow. */
+static void test_release_hello (void)
+{
+    struct rp_matcher *m = matcher ("nodes=2,cores=2");
+    struct rp_idset *one = rp_idset_decode ("1", NULL);
+    const char *Rtext =
+        "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":\"0\","
+        "\"children\":{\"core\":\"0-1\"}}],\"nodelist\":[\"node0\"],"
+        "\"starttime\":0,"
+        "\"expiration\":300}}";
+    rp_error_t e = { { 0 } };
+    struct rp_rset *R = rp_rset_decode (Rtext, &e);
+
+    ok (reserve (m, 1, "node", 2, 100, 0, &e) == 0, "A: 2 nodes to 100");
+    ok (reserve (m, 2, "node", 1, 50, 0, &e) == 100, "B: a node at 100");
+    ok (rp_matcher_release (m, 1, one, &e) == 0, "A releases rank 1");
+    check (m, "release");
+    ok (reserve (m, 3, "node", 1, 100, 0, &e) == 0,
+        "C: a node now, on the rank A released");
+    ok (rp_matcher_free (m, 1, &e) == 0 && rp_matcher_free (m, 3, &e) == 0,
+        "A and C end");
+    ok (R && rp_matcher_hello (m, 4, R, &e) == 0,
+        "hello: D holds node0 to 300");
+    if (!R || e.text[0])
+        diag ("%s", e.text);
+    ok (start_of (m, 2, NULL) == 300,
+        "B (on node0, as A was) is pushed after D, to 300");
+    check (m, "hello");
+    ok (reserve (m, 5, "node", 2, 10, 0, &e) == 350,
+        "E (2 nodes): after D and B, at 350");
+    check (m, "after hello");
+    rp_rset_destroy (R);
+    rp_idset_destroy (one);
+    rp_matcher_destroy (m);
+}
+
 static void test_errors (void)
 {
     struct rp_matcher *m = matcher ("nodes=2,cores=2");
@@ -253,6 +289,7 @@ int main (void)
     test_backfill ();
     test_early_late ();
     test_shared_and_whole ();
+    test_release_hello ();
     test_errors ();
     done_testing ();
 }
