@@ -702,6 +702,8 @@ static struct job *commit (struct rp_match *x, uint64_t jobid, int64_t t,
         return NULL;
     }
     j->reserved = t > tnow (m);
+    if (!j->reserved && j->tend <= tnow (m))
+        j->tend = tnow (m) + 1; /* given a now before the matcher's: late */
     if (j->reserved) {
         j->tstart = t;
         j->tend =

@@ -230,6 +230,20 @@ static void test_release_hello (void)
     rp_matcher_destroy (m);
 }
 
+/* A now before the matcher's time: the job is late at once. */
+static void test_earlier_now (void)
+{
+    struct rp_matcher *m = matcher ("nodes=1,cores=2");
+    rp_error_t e;
+
+    ok (reserve (m, 1, "core", 1, 100, 10, &e) == 10, "A: a core at 10");
+    ok (reserve (m, 2, "core", 2, 10, 10, &e) == 110, "B: 2 cores at 110");
+    ok (allocate (m, 3, "core", 1, 5, 0, &e) == 0,
+        "C: a core at 0 for 5 s while the time is 10: allocated");
+    check (m, "C is late at once");
+    rp_matcher_destroy (m);
+}
+
 static void test_errors (void)
 {
     struct rp_matcher *m = matcher ("nodes=2,cores=2");
@@ -290,6 +304,7 @@ int main (void)
     test_early_late ();
     test_shared_and_whole ();
     test_release_hello ();
+    test_earlier_now ();
     test_errors ();
     done_testing ();
 }
