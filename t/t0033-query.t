@@ -403,6 +403,35 @@ test_expect_success 'match allocate_orelse_reserve: now, else the earliest time;
 	test_cmp expected out.u &&
 	test_cmp expected.err err
 '
+test_expect_success 'a scoring policy (high) sees only nodes free for the whole span' '
+	whole 2 50 >a.yaml &&
+	whole 4 10 >b.yaml &&
+	whole 2 100 >c.yaml &&
+	whole 1 50 >y.yaml &&
+	cat >s8 <<-\EOF &&
+	match allocate_orelse_reserve a.yaml
+	match allocate_orelse_reserve b.yaml
+	match allocate_orelse_reserve c.yaml
+	free 1
+	free 2
+	match allocate_orelse_reserve c.yaml
+	match allocate_orelse_reserve y.yaml
+	EOF
+	cat >expected <<-\EOF &&
+	1: at=0 allocated
+	1: node2: core[0]; node3: core[0]
+	2: at=50 reserved
+	2: node0: core[0]; node1: core[0]; node2: core[0]; node3: core[0]
+	3: at=60 reserved
+	3: node2: core[0]; node3: core[0]
+	4: at=0 allocated
+	4: node0: core[0]; node1: core[0]
+	5: at=0 allocated
+	5: node3: core[0]
+	EOF
+	respol query -P high -F short --now=0 --generate=nodes=4 -f s8 >out &&
+	test_cmp expected out
+'
 test_expect_success 'match allocate_orelse_reserve, JSON: jobid=N, at=T, then R' '
 	printf "match allocate_orelse_reserve w2.yaml\nmatch allocate_orelse_reserve w2.yaml\n" >s7 &&
 	respol query --now=100 -F rv1_nosched -f s7 --generate=nodes=2 >out &&
