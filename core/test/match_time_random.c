@@ -4,7 +4,8 @@
  *
  * Small generated clusters (1-6 nodes of 1-4 cores) are driven through
  * random operations: allocate at now, allocate-orelse-reserve, free a
- * running job early, run a job late, cancel a reservation, advance the
+ * running job early, release a rank of a running job (RFC 27), run a job
+ * late, cancel a reservation, advance the
  * time, and a pass that gives each due reservation its resources (free
  * it, allocate-orelse-reserve it again).  Jobs ask for k slots of one
  * core (nodes shared) or of one whole node, for 1-60 s or without end.
@@ -314,6 +315,37 @@ static int op_free (struct sim *s, bool reserved)
     return 0;
 }
 
+/* RFC 27 partial release of a running job's lowest rank. */
+static int op_release (struct sim *s)
+{
+    struct mjob *j = pick_job (s, false);
+    struct rp_idset *ranks;
+    rp_error_t e;
+    int r = 0, n = 0;
+
+    if (!j)
+        return 0;
+    for (int k = s->nodes - 1; k >= 0; k--)
+        for (int c = 0; c < s->cores; c++)
+            if (j->held[k][c]) {
+                r = k;
+                n++;
+                break;
+            }
+    if (n < 2)
+        return 0;
+    if (!(ranks = rp_idset_create ()))
+        BAIL_OUT ("out of memory");
+    if (rp_idset_add (ranks, (unsigned int)r) < 0
+        || rp_matcher_release (s->m, j->id, ranks, &e) < 0) {
+        rp_idset_destroy (ranks);
+        return bad (s, "release %" PRIu64 " rank %d: %s", j->id, r, e.text);
+    }
+    rp_idset_destroy (ranks);
+    memset (j->held[r], 0, sizeof (j->held[r]));
+    return 0;
+}
+
 static int op_late (struct sim *s)
 {
     struct mjob *j = pick_job (s, false);
@@ -368,8 +400,10 @@ static int step (struct sim *s)
         return op_free (s, false);
     if (r < 57)
         return op_free (s, true);
-    if (r < 67)
+    if (r < 62)
         return op_late (s);
+    if (r < 67)
+        return op_release (s);
     if (r < 87)
         return op_time (s);
     return op_pass (s);
