@@ -281,8 +281,12 @@ const struct rp_plugin *rp_config_policy (struct rp_config *cfg,
  * new time it is taken to end a second after now, or at the end
  * rp_matcher_run_late gives; a reservation in its way is pushed (it keeps
  * its resources and moves to the earliest time they are all free, or is
- * cancelled when no time is: rp_matcher_job_time then says ENOENT).  No
- * unit is ever held by two records at one time (rp_matcher_check). */
+ * cancelled when no time is: rp_matcher_job_time then says ENOENT).  A
+ * job that rp_matcher_hello adds pushes the reservations in its way the
+ * same way; rp_matcher_release gives the released ranks back to every
+ * time after now, and refuses a reservation (EINVAL "job 3 is a
+ * reservation: free it whole").  No unit is ever held by two records at
+ * one time (rp_matcher_check). */
 
 /* Allocate js to job jobid at now as rp_matcher_allocate does, else
  * reserve it at the earliest time its request fits for its duration (one
