@@ -6,6 +6,7 @@
  *                     [--policy=NAME] [--sizes=N,N,N] [--no-query]
  *                     [--query-sizes=N,...] [--commands=N]
  *                     [--respol=PATH] [--resource-query=PATH]
+ *                     [--no-reserve | --reserve-only] [--reserve-nodes=N]
  *
  * Clusters are generated with nodes=1024, 4096 and 16384 (--sizes: three
  * others; --quick: 8, 16 and 32), sockets=2, cores=32, gpus=4,
@@ -56,6 +57,15 @@
  * allocated (one R per command in the output), else the program exits 1.
  * The jobspec file is written 2.5 s before the first command reads it, so
  * respol query's cache knows it by its status (respol(1), query).
+ *
+ * The reserve path (--reserve-only runs it alone, --no-reserve leaves it
+ * out): a cluster of --reserve-nodes nodes of one core (default 16384;
+ * --quick: 64) and a stream of rp_matcher_allocate_orelse_reserve at
+ * time 0 of 1-64 whole nodes for 60-3600 s (fixed seed) until it holds
+ * 500, 1,000 and 2,000 job records (--quick: 100, 400; the first fill
+ * the cluster, the rest are reservations); then 100 more are timed, and
+ * the cancel (rp_matcher_free) of 100 random reservations.  Each row is
+ * checked with rp_matcher_check.
  *
  * Plugins: DIR is $RESPOL_BUILD_MATCHDIR, else plugins/match/.libs of the
  * current (build) directory.  The loader refuses plugins below a directory
@@ -703,6 +713,114 @@ static void query_tables (const struct policy *pol, int npol)
         query_size (qsizes[i], pol, npol);
 }
 
+/* --- the reserve path ------------------------------------------------- */
+
+static bool no_reserve;          /* --no-reserve */
+static bool reserve_only;        /* --reserve-only */
+static int reserve_nodes = 16384; /* --reserve-nodes */
+
+/* k whole nodes (slots of one node) for duration seconds. */
+static struct rp_jobspec *whole_nodes (int k, int duration)
+{
+    char buf[512];
+    struct rp_jobspec *js;
+
+    snprintf (buf, sizeof (buf),
+              "version: 1\nresources:\n  - type: slot\n    label: s\n"
+              "    count: %d\n    with:\n      - type: node\n"
+              "        count: 1\ntasks:\n  - command: [app]\n    slot: s\n"
+              "    count: {per_slot: 1}\n"
+              "attributes: {system: {duration: %d}}\n",
+              k, duration);
+    if (!(js = rp_jobspec_load (buf, strlen (buf), "reserve", RP_JOBSPEC_CANONICAL,
+                                NULL)))
+        die ("reserve jobspec does not load");
+    return js;
+}
+
+/* The stream: job i asks 1-64 nodes for 60-3600 s (fixed seed). */
+static struct rp_jobspec *reserve_job (int *k, int *d)
+{
+    *k = 1 + (int)(rnd () % 64);
+    *d = 60 + (int)(rnd () % 3541);
+    return whole_nodes (*k, *d);
+}
+
+static double reserve_one (struct rp_matcher *m, uint64_t id, bool *reserved)
+{
+    int k, d;
+    struct rp_jobspec *js = reserve_job (&k, &d);
+    rp_error_t e;
+    double at = -1, t0 = now (), t;
+    struct rp_rset *R = rp_matcher_allocate_orelse_reserve (m, id, js, 0, &at,
+                                                            &e);
+
+    t = now () - t0;
+    if (!R)
+        die ("reserve %d nodes for %d s: %s", k, d, e.text);
+    rp_rset_destroy (R);
+    rp_jobspec_destroy (js);
+    *reserved = at > 0;
+    return t;
+}
+
+/* Fill to njobs records, then time allocate-orelse-reserve and the
+ * cancel of a reservation, 100 each (the cancelled are placed again). */
+static void reserve_row (int nodes, long njobs)
+{
+    char spec[64];
+    rp_error_t e;
+    struct rp_graph *g;
+    struct rp_matcher *m;
+    uint64_t id = 1, *res = calloc ((size_t)njobs + 201, sizeof (*res));
+    long nres = 0, n = 100;
+    double fill = 0, tr = 0, tf = 0, t0, rss0 = (double)maxrss_kb ();
+    bool reserved;
+
+    snprintf (spec, sizeof (spec), "nodes=%d", nodes);
+    if (!res || !(g = rp_graph_generate (spec, &e))
+        || !(m = rp_matcher_create (g, &e)))
+        die ("%s: %s", spec, res ? e.text : "out of memory");
+    for (; (long)id <= njobs; id++) {
+        fill += reserve_one (m, id, &reserved);
+        if (reserved)
+            res[nres++] = id;
+    }
+    for (long i = 0; i < n; i++) {
+        tr += reserve_one (m, id, &reserved);
+        if (reserved)
+            res[nres++] = id;
+        id++;
+    }
+    for (long i = 0; i < n && nres > 0; i++) {
+        long w = (long)(rnd () % (uint64_t)nres);
+        t0 = now ();
+        if (rp_matcher_free (m, res[w], &e) < 0)
+            die ("cancel %ju: %s", (uintmax_t)res[w], e.text);
+        tf += now () - t0;
+        res[w] = res[--nres];
+    }
+    if (rp_matcher_check (m, &e) < 0)
+        die ("reserve, %d nodes: %s", nodes, e.text);
+    printf ("| %d | %ld | %ld | %.1f | %.1f | %.1f | %.1f MB |\n", nodes,
+            njobs, nres, fill / (double)njobs * 1e6, tr / (double)n * 1e6,
+            tf / (double)n * 1e6, ((double)maxrss_kb () - rss0) / 1e3);
+    rp_matcher_destroy (m);
+    free (res);
+}
+
+static void reserve_table (void)
+{
+    int nodes = quick ? 64 : reserve_nodes;
+    const long rows[] = { 500, 1000, 2000 }, qrows[] = { 100, 400 };
+
+    printf ("\n| nodes | records | reservations | us/record (fill) | "
+            "us/allocate-orelse-reserve | us/cancel | peak RSS growth |\n"
+            "|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (size_t i = 0; i < (quick ? 2 : 3); i++)
+        reserve_row (nodes, quick ? qrows[i] : rows[i]);
+}
+
 static int load_policies (struct rp_config *cfg, struct policy *pol)
 {
     int n = 0;
@@ -731,7 +849,9 @@ static void usage (FILE *f)
                 "[--budget=SECONDS] [--policy=NAME] [--sizes=N,N,N]\n"
                 "                   [--no-query] [--query-sizes=N,...] "
                 "[--commands=N]\n"
-                "                   [--respol=PATH] [--resource-query=PATH]\n");
+                "                   [--respol=PATH] [--resource-query=PATH]\n"
+                "                   [--no-reserve | --reserve-only] "
+                "[--reserve-nodes=N]\n");
 }
 
 /* --query-sizes: up to MAXQSIZES node counts >= 2, comma separated. */
@@ -765,6 +885,9 @@ static const char *parse_args (int argc, char **argv)
         { "commands", required_argument, NULL, 'C' },
         { "respol", required_argument, NULL, 'r' },
         { "resource-query", required_argument, NULL, 'F' },
+        { "no-reserve", no_argument, NULL, 'n' },
+        { "reserve-only", no_argument, NULL, 'o' },
+        { "reserve-nodes", required_argument, NULL, 'z' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -824,6 +947,16 @@ static const char *parse_args (int argc, char **argv)
         case 'F':
             rq_path = optarg;
             break;
+        case 'n':
+            no_reserve = true;
+            break;
+        case 'o':
+            reserve_only = true;
+            break;
+        case 'z':
+            if ((reserve_nodes = atoi (optarg)) < 1)
+                die ("--reserve-nodes: must be >= 1");
+            break;
         case 'h':
             usage (stdout);
             exit (0);
@@ -858,6 +991,10 @@ int main (int argc, char **argv)
         nqsizes = quick ? NSIZES : 2;
         memcpy (qsizes, sizes, (size_t)nqsizes * sizeof (*qsizes));
     }
+    if (reserve_only) {
+        reserve_table ();
+        return 0;
+    }
     cfg =
         bench_plugin_config (plugindir, plugin_names,
                              sizeof (plugin_names) / sizeof (plugin_names[0]));
@@ -878,6 +1015,8 @@ int main (int argc, char **argv)
     print_growth (pol, npol);
     if (!no_query)
         query_tables (pol, npol);
+    if (!no_reserve)
+        reserve_table ();
     for (int s = 0; s < NSTREAMS; s++)
         rp_jobspec_destroy (js[s]);
     rp_config_destroy (cfg);

@@ -60,6 +60,13 @@ int gstate_take (struct rp_gstate *s, rp_vertex_t v, uint64_t amount,
 int gstate_put (struct rp_gstate *s, rp_vertex_t v, uint64_t amount,
                 bool exclusive);
 
+/* Set v's counters (used <= size, not both used and shared), keeping
+ * the aggregates exact: for a view of the state other than the holds
+ * (the matcher's window of time, core/match_time.c), undone by setting
+ * them back. */
+void gstate_set_counts (struct rp_gstate *s, rp_vertex_t v, uint64_t used,
+                        uint32_t shared);
+
 /* The next child of parent, after child `after` (RP_VERTEX_NONE: the
  * first) in the given order (RP_WALK_LOW / RP_WALK_HIGH), that is up and
  * whose subtree may hold need: need[t] free units of each type index t

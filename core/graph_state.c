@@ -368,6 +368,18 @@ int gstate_put (struct rp_gstate *s, rp_vertex_t v, uint64_t amount,
     return 0;
 }
 
+void gstate_set_counts (struct rp_gstate *s, rp_vertex_t v, uint64_t used,
+                        uint32_t shared)
+{
+    uint64_t f0 = st_free (s, v);
+
+    s->used[v] = used;
+    s->shared[v] = shared;
+    if (s->nix)
+        gindex_touch (s, v);
+    self_changed (s, v, f0);
+}
+
 void gstate_set_state (struct rp_gstate *s, rp_vertex_t v, uint8_t state)
 {
     const struct rp_graph *g = s->g;

@@ -157,6 +157,7 @@ void match_job_destroy (struct job *j)
 {
     if (j) {
         free (j->holds);
+        free (j->rspan);
         rp_rset_destroy (j->R);
         rp_rset_destroy (j->Rjgf);
         free (j);
@@ -168,6 +169,7 @@ void rp_matcher_destroy (struct rp_matcher *m)
     int saved = errno;
 
     if (m) {
+        match_time_destroy (m);
         for (size_t i = 0; i < m->njobs; i++)
             match_job_destroy (m->jobs[i]);
         free (m->jobs);
@@ -274,7 +276,7 @@ void match_acc_put (struct rp_matcher *m, struct rp_accum *a)
 
 /* --- matching ------------------------------------------------------------- */
 
-static void match_cleanup (struct rp_match *x)
+void match_cleanup (struct rp_match *x)
 {
     int saved = errno;
 
@@ -293,8 +295,8 @@ static void match_cleanup (struct rp_match *x)
     errno = saved;
 }
 
-static int match_setup (struct rp_matcher *m, const struct rp_jobspec *js,
-                        struct rp_match *x, rp_error_t *error)
+int match_setup (struct rp_matcher *m, const struct rp_jobspec *js,
+                 struct rp_match *x, rp_error_t *error)
 {
     json_t *c = rp_jobspec_constraints (js);
     rp_error_t e;
@@ -330,7 +332,7 @@ static int match_setup (struct rp_matcher *m, const struct rp_jobspec *js,
 
 /* Find js on the live state (0: it holds the match), else say why: EBUSY
  * when the pristine state would hold it, ENODEV when not. */
-static int match_find (struct rp_match *x)
+int match_find (struct rp_match *x)
 {
     char busy[RP_ERROR_TEXT_SIZE];
     json_t *live = NULL;
@@ -364,6 +366,38 @@ static int match_find (struct rp_match *x)
     return rp_error_set (x->error, ENODEV, "%s", busy);
 }
 
+struct rp_rset *match_job_result (struct rp_matcher *m, struct job *j,
+                                  rp_error_t *error)
+{
+    struct rp_rset *R;
+
+    if (!(R = match_rset_build (m, j->holds, j->nholds, j->starttime,
+                                j->expiration, error)))
+        return NULL;
+    /* without the scheduling key, R goes to the caller and the job record
+     * builds its own when it needs one (release, rp_matcher_job_rset):
+     * none is copied for every job */
+    if (!m->nosched) {
+        j->R = R;
+        if (!(R = match_rset_with_scheduling (m, j)))
+            rp_error_set (error, ENOMEM, "out of memory");
+    }
+    return R;
+}
+
+int match_admit (struct rp_matcher *m, uint64_t jobid,
+                 const struct rp_jobspec *js, double now, rp_error_t *error)
+{
+    if (!m || !js)
+        return rp_error_set (error, EINVAL, "matcher: bad arguments");
+    if (match_job_find (m, jobid))
+        return rp_error_set (error, EEXIST, "job %ju already holds resources",
+                             (uintmax_t)jobid);
+    if (now > m->now)
+        m->now = now;
+    return 0;
+}
+
 struct rp_rset *rp_matcher_allocate (struct rp_matcher *m, uint64_t jobid,
                                      const struct rp_jobspec *js, double now,
                                      rp_error_t *error)
@@ -373,15 +407,10 @@ struct rp_rset *rp_matcher_allocate (struct rp_matcher *m, uint64_t jobid,
     struct job *j = NULL;
     double duration;
 
-    if (!m || !js) {
-        rp_error_set (error, EINVAL, "matcher: bad arguments");
+    if (match_admit (m, jobid, js, now, error) < 0)
         return NULL;
-    }
-    if (match_job_find (m, jobid)) {
-        rp_error_set (error, EEXIST, "job %ju already holds resources",
-                      (uintmax_t)jobid);
-        return NULL;
-    }
+    if (m->time)
+        return match_time_allocate (m, jobid, js, now, false, NULL, error);
     duration = rp_jobspec_duration (js);
     if (match_setup (m, js, &x, error) < 0 || match_find (&x) < 0)
         goto error;
@@ -390,18 +419,8 @@ struct rp_rset *rp_matcher_allocate (struct rp_matcher *m, uint64_t jobid,
     if (!(j = match_job_create (jobid, x.log, x.nlog, now,
                                 duration > 0 ? now + duration : 0)))
         goto nomem;
-    if (!(R = match_rset_build (m, j->holds, j->nholds, j->starttime,
-                                j->expiration, error)))
+    if (!(R = match_job_result (m, j, error)))
         goto undo;
-    /* without the scheduling key, R goes to the caller and the job record
-     * builds its own when it needs one (release, rp_matcher_job_rset):
-     * none is copied for every job */
-    if (!m->nosched) {
-        j->R = R;
-        R = NULL;
-        if (!(R = match_rset_with_scheduling (m, j)))
-            goto nomem;
-    }
     if (match_job_insert (m, j) < 0)
         goto nomem;
     match_cleanup (&x);
@@ -417,33 +436,37 @@ error:
     return NULL;
 }
 
+int match_pristine (struct rp_match *x)
+{
+    char buf[RP_ERROR_TEXT_SIZE];
+    int rc;
+
+    if (!(x->s = graph_pristine (x->m->g)))
+        return match_nomem (x);
+    x->sat = true;
+    rc = match_run (x);
+    match_rollback (x, (struct mark){ 0, 0 });
+    if (rc == 0) {
+        match_reason (x, false, buf, sizeof (buf));
+        match_explain_run (x, "never", buf);
+        return rp_error_set (x->error, ENODEV, "%s", buf);
+    }
+    return rc > 0 ? 0 : -1;
+}
+
 int rp_matcher_satisfiability (struct rp_matcher *m,
                                const struct rp_jobspec *js, rp_error_t *error)
 {
     struct rp_match x = { 0 };
-    char buf[RP_ERROR_TEXT_SIZE];
     int rc = -1;
 
     if (!m || !js)
         return rp_error_set (error, EINVAL, "matcher: bad arguments");
     if (match_setup (m, js, &x, error) < 0)
         goto done;
-    if (!(x.s = graph_pristine (m->g))) {
-        match_nomem (&x);
-        goto done;
-    }
-    x.sat = true;
     match_explain_keep (m, NULL);
-    rc = match_run (&x);
-    match_rollback (&x, (struct mark){ 0, 0 });
-    if (rc == 0) {
-        match_reason (&x, false, buf, sizeof (buf));
-        match_explain_run (&x, "never", buf);
-        rc = rp_error_set (error, ENODEV, "%s", buf);
-    } else if (rc > 0) {
+    if ((rc = match_pristine (&x)) == 0)
         match_explain_run (&x, "satisfiable", NULL);
-        rc = 0;
-    }
 done:
     match_cleanup (&x);
     return rc;

@@ -44,6 +44,17 @@ struct job *match_job_find (const struct rp_matcher *m, uint64_t jobid)
     return i < m->njobs && m->jobs[i]->id == jobid ? m->jobs[i] : NULL;
 }
 
+struct job *match_job_get (const struct rp_matcher *m, uint64_t jobid,
+                           rp_error_t *error)
+{
+    struct job *j = match_job_find (m, jobid);
+
+    if (!j)
+        rp_error_set (error, ENOENT, "job %ju holds no resources",
+                      (uintmax_t)jobid);
+    return j;
+}
+
 int match_job_insert (struct rp_matcher *m, struct job *j)
 {
     size_t i = job_search (m, j->id);
@@ -62,7 +73,7 @@ int match_job_insert (struct rp_matcher *m, struct job *j)
     return 0;
 }
 
-static void job_remove (struct rp_matcher *m, uint64_t jobid)
+void match_job_remove (struct rp_matcher *m, uint64_t jobid)
 {
     size_t i = job_search (m, jobid);
 
@@ -128,6 +139,7 @@ struct job *match_job_create (uint64_t jobid, const struct hold *log, size_t n,
     j->nholds = n;
     j->starttime = start;
     j->expiration = expiration;
+    match_time_span (j);
     for (size_t i = 0; i < n; i++)
         j->holds[i] = (struct hold){ .v = log[i].v,
                                      .kind = log[i].kind,
@@ -157,11 +169,11 @@ int rp_matcher_free (struct rp_matcher *m, uint64_t jobid, rp_error_t *error)
 
     if (!m)
         return rp_error_set (error, EINVAL, "matcher: bad arguments");
-    if (!(j = match_job_find (m, jobid)))
-        return rp_error_set (error, ENOENT, "job %ju holds no resources",
-                             (uintmax_t)jobid);
-    rc = holds_put (m, j->holds, j->nholds);
-    job_remove (m, jobid);
+    if (!(j = match_job_get (m, jobid, error)))
+        return -1;
+    rc = j->reserved ? 0 : holds_put (m, j->holds, j->nholds);
+    match_time_job_gone (m, j);
+    match_job_remove (m, jobid);
     if (rc < 0)
         return rp_error_set (error, EPROTO,
                              "job %ju: the state did not hold all of it",
@@ -242,8 +254,11 @@ int rp_matcher_release (struct rp_matcher *m, uint64_t jobid,
 
     if (!m || !ranks)
         return rp_error_set (error, EINVAL, "matcher: bad arguments");
-    if (!(j = match_job_find (m, jobid)))
-        return rp_error_set (error, ENOENT, "job %ju holds no resources",
+    if (!(j = match_job_get (m, jobid, error)))
+        return -1;
+    if (j->reserved)
+        return rp_error_set (error, EINVAL,
+                             "job %ju is a reservation: free it whole",
                              (uintmax_t)jobid);
     if (release_check (m, j, ranks, error) < 0)
         return -1;
@@ -269,6 +284,7 @@ int rp_matcher_release (struct rp_matcher *m, uint64_t jobid,
     j->holds = kept;
     j->nholds = nkept;
     j->R = R;
+    match_time_released (m, j, dropped, ndropped);
     free (dropped);
     return 0;
 nomem:
@@ -321,7 +337,8 @@ int rp_matcher_check (const struct rp_matcher *m, rp_error_t *error)
         goto done;
     }
     for (size_t i = 0; i < m->njobs; i++)
-        for (size_t k = 0; k < m->jobs[i]->nholds; k++) {
+        for (size_t k = 0; k < m->jobs[i]->nholds && !m->jobs[i]->reserved;
+             k++) {
             const struct hold *h = &m->jobs[i]->holds[k];
             if (h->exclusive)
                 used[h->v] = sat_add (used[h->v], h->amount);
@@ -332,6 +349,8 @@ int rp_matcher_check (const struct rp_matcher *m, rp_error_t *error)
         rc = check_vertex (m, s, v, used[v], shared[v], error);
     if (rc == 0)
         rc = gstate_check (s, error);
+    if (rc == 0)
+        rc = match_time_check (m, error);
 done:
     free (used);
     free (shared);
@@ -597,6 +616,11 @@ int rp_matcher_hello (struct rp_matcher *m, uint64_t jobid,
         goto nomem;
     if (match_job_insert (m, j) < 0)
         goto nomem;
+    if (match_time_job_added (m, j, error) < 0) {
+        match_job_remove (m, jobid);
+        j = NULL;
+        goto undo;
+    }
     hello_restore (&h);
     free (h.x.log);
     free (h.saved);

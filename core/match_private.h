@@ -39,7 +39,11 @@ struct hold {
     bool exclusive;
     bool marked; /* this hold set the match mark of v (log only) */
     uint64_t amount;
-    size_t unit; /* index in the unit log (log only) */
+    union {
+        size_t unit;   /* index in the unit log (log only) */
+        uint64_t span; /* job records in time (match_time.c): its span in
+                        * the vertex's planner */
+    };
 };
 
 struct job {
@@ -51,6 +55,14 @@ struct job {
     struct rp_rset *Rjgf; /* with it: built when asked, until the job changes */
     double starttime;
     double expiration;
+    /* In time (match_time.c): the span [tstart, tend) in whole seconds
+     * (tend RP_PLANNER_FOREVER: no end), and whether the job is a
+     * reservation (its holds are in the planners, not the live state). */
+    int64_t tstart;
+    int64_t tend;
+    bool reserved;
+    uint64_t *rspan; /* per type: its span in the graph's planner + 1 */
+    uint64_t tspan;  /* its span in the planner of all records + 1 */
 };
 
 /* A vertex with more than BIG_PARENT children, and what the fast paths
@@ -114,6 +126,10 @@ struct rp_matcher {
     rp_matcher_value_f valfn;
     void *valarg;
     struct rp_idset *removed;
+    /* Time (match_time.c): the latest time given, and the pools' spans
+     * (NULL until the first reservation). */
+    double now;
+    struct mtime *time;
 };
 
 /* One request of the jobspec. */
@@ -262,6 +278,46 @@ uint64_t match_to_pool (const struct req *q, uint64_t v);
 uint64_t match_to_request (const struct req *q, uint64_t a);
 bool match_count_largest (const struct req *q, uint64_t limit, uint64_t *v);
 
+/* match.c: one match's life (setup, find on the live state else say why,
+ * cleanup); match_time.c runs them in a window of time. */
+/* Arguments, jobid not held, the matcher's time to now: 0, or -1 with
+ * EINVAL or EEXIST. */
+int match_admit (struct rp_matcher *m, uint64_t jobid,
+                 const struct rp_jobspec *js, double now, rp_error_t *error);
+int match_setup (struct rp_matcher *m, const struct rp_jobspec *js,
+                 struct rp_match *x, rp_error_t *error);
+int match_find (struct rp_match *x);
+/* Could x's jobspec ever fit (the pristine state)?  0, or -1 with ENODEV
+ * and why not (explained), ENOMEM or the policy's failure. */
+int match_pristine (struct rp_match *x);
+void match_cleanup (struct rp_match *x);
+/* The R the caller gets for job j (with the scheduling key unless off);
+ * NULL with error set. */
+struct rp_rset *match_job_result (struct rp_matcher *m, struct job *j,
+                                  rp_error_t *error);
+
+/* match_time.c */
+struct mtime;
+void match_time_destroy (struct rp_matcher *m);
+/* j's span from its start time and expiration. */
+void match_time_span (struct job *j);
+/* In time: hold job j's spans (a running job pushes reservations in its
+ * way); drop them when it is freed; drop those of the holds a release
+ * dropped (j->holds: those it keeps). */
+int match_time_job_added (struct rp_matcher *m, struct job *j,
+                          rp_error_t *error);
+void match_time_job_gone (struct rp_matcher *m, struct job *j);
+void match_time_released (struct rp_matcher *m, struct job *j,
+                          const struct hold *dropped, size_t n);
+/* allocate in time: the match at now with reservations in view. */
+struct rp_rset *match_time_allocate (struct rp_matcher *m, uint64_t jobid,
+                                     const struct rp_jobspec *js, double now,
+                                     bool reserve, double *at,
+                                     rp_error_t *error);
+/* The planners agree with the records and no unit is held twice at any
+ * time. */
+int match_time_check (const struct rp_matcher *m, rp_error_t *error);
+
 /* match_walk.c */
 /* Place every top-level request at the root: 1, 0 or -1. */
 int match_run (struct rp_match *x);
@@ -309,9 +365,13 @@ const struct rp_rset *match_job_R (const struct rp_matcher *m, struct job *j);
 
 /* match_jobs.c */
 struct job *match_job_find (const struct rp_matcher *m, uint64_t jobid);
+/* The job, else NULL with ENOENT "job 3 holds no resources". */
+struct job *match_job_get (const struct rp_matcher *m, uint64_t jobid,
+                           rp_error_t *error);
 struct job *match_job_create (uint64_t jobid, const struct hold *log, size_t n,
                               double start, double expiration);
 int match_job_insert (struct rp_matcher *m, struct job *j);
+void match_job_remove (struct rp_matcher *m, uint64_t jobid);
 void match_job_destroy (struct job *j);
 
 /* match_reason.c */

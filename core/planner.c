@@ -463,13 +463,13 @@ struct rp_planner *rp_planner_create (uint64_t total, rp_error_t *error)
         return NULL;
     }
     if (!(p = calloc (1, sizeof (*p)))
-        || !(p->nodes = malloc (16 * sizeof (*p->nodes)))) {
+        || !(p->nodes = malloc (4 * sizeof (*p->nodes)))) {
         free (p);
         rp_error_set (error, ENOMEM, "planner: out of memory");
         return NULL;
     }
     p->total = total;
-    p->node_cap = 16;
+    p->node_cap = 4;
     p->nnodes = 1; /* node 0 means "none" */
     p->seed = 2463534242u;
     return p;
@@ -556,7 +556,7 @@ static int span_slot (struct rp_planner *p, size_t *slot)
         return 0;
     }
     if (p->nspans == p->span_cap) {
-        size_t cap = p->span_cap ? p->span_cap * 2 : 16;
+        size_t cap = p->span_cap ? p->span_cap * 2 : 4;
         struct span *v = realloc (p->spans, cap * sizeof (*v));
         if (!v)
             return -1;

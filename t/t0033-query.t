@@ -24,7 +24,8 @@ test_expect_success 'setup: copy the fixtures so messages name short paths' '
 test_expect_success 'query --help prints the commands and every option' '
 	respol query --help >out &&
 	grep "^Usage: respol query \[OPTIONS\] RESOURCE-OPTION$" out &&
-	for cmd in "match allocate" "match satisfiability" free release info \
+	for cmd in "match allocate" "match satisfiability" \
+		"match allocate_orelse_reserve" free release info \
 		set-state stat quit; do
 		grep "^  $cmd" out || return 1
 	done &&
@@ -87,7 +88,7 @@ test_expect_success 'every command, -F short: output, errors that go on, exit 1'
 	respol: query: line 29: invalid.yaml:4:12: resources[0].count: must be >= 1
 	respol: query: line 30: nosuch.yaml: No such file or directory
 	respol: query: line 31: match allocate -: a jobspec file is needed, not stdin
-	respol: query: line 32: match reserve slots.yaml: usage: match allocate|satisfiability JOBSPEC-FILE
+	respol: query: line 32: match reserve slots.yaml: usage: match allocate|allocate_orelse_reserve|satisfiability JOBSPEC-FILE
 	respol: query: line 33: stat extra: usage: stat
 	EOF
 	test_expect_code 1 respol query --now=100 -F short -f script \
@@ -347,6 +348,101 @@ test_expect_success '--profile=v1 refuses it, line by line, and reads V1' '
 	echo "respol: query: line 1: canonical.yaml:9:16: resources[0].with[0].count: must be an integer in jobspec V1" >expected &&
 	test_cmp expected err &&
 	echo "1: node0: core[0-1] gpu[0]; node1: core[0-1] gpu[0]" >expected &&
+	test_cmp expected out
+'
+
+# match allocate_orelse_reserve: durations and reservations
+
+whole () {
+	printf "version: 1\nresources:\n  - type: slot\n    label: s\n    count: %s\n    with:\n      - type: node\n        count: 1\ntasks:\n  - command: [app]\n    slot: s\n    count: {per_slot: 1}\nattributes:\n  system:\n    duration: %s\n" "$1" "$2"
+}
+test_expect_success 'match allocate_orelse_reserve: now, else the earliest time; backfill, info, free, schedule (reserved again)' '
+	whole 2 100 >w2.yaml &&
+	whole 4 50 >w4.yaml &&
+	whole 2 150 >l2.yaml &&
+	cat >s6 <<-\EOF &&
+	match allocate_orelse_reserve w2.yaml
+	match allocate_orelse_reserve w4.yaml
+	match allocate w2.yaml
+	match allocate l2.yaml
+	match allocate_orelse_reserve l2.yaml
+	info 2
+	free 2
+	match allocate_orelse_reserve w4.yaml
+	submit w2.yaml
+	schedule
+	jobs
+	match allocate_orelse_reserve
+	EOF
+	cat >expected <<-\EOF &&
+	1: at=100 allocated
+	1: node0: core[0-7] gpu[0-1]; node1: core[0-7] gpu[0-1]
+	2: at=200 reserved
+	2: node0: core[0-7] gpu[0-1]; node1: core[0-7] gpu[0-1]; node2: core[0-7] gpu[0-1]; node3: core[0-7] gpu[0-1]
+	3: node2: core[0-7] gpu[0-1]; node3: core[0-7] gpu[0-1]
+	4: at=250 reserved
+	4: node0: core[0-7] gpu[0-1]; node1: core[0-7] gpu[0-1]
+	2: at=200 reserved
+	2: node0: core[0-7] gpu[0-1]; node1: core[0-7] gpu[0-1]; node2: core[0-7] gpu[0-1]; node3: core[0-7] gpu[0-1]
+	5: at=200 reserved
+	5: node0: core[0-7] gpu[0-1]; node1: core[0-7] gpu[0-1]; node2: core[0-7] gpu[0-1]; node3: core[0-7] gpu[0-1]
+	6: pending
+	1: running user=U account=- queue=-
+	3: running user=U account=- queue=-
+	4: pending user=U account=- queue=-
+	5: pending user=U account=- queue=-
+	6: pending user=U account=- queue=-
+	EOF
+	cat >expected.err <<-\EOF &&
+	respol: query: line 4: match allocate l2.yaml: not satisfiable now: needs 2 slots of 1 node each, 0 fit now
+	respol: query: line 12: match allocate_orelse_reserve: usage: match allocate_orelse_reserve [WHO] JOBSPEC-FILE
+	EOF
+	test_expect_code 1 respol query --now=100 -F short -f s6 \
+		--generate=$GEN >out 2>err &&
+	sed "s/user=[^ ]*/user=U/" out >out.u &&
+	test_cmp expected out.u &&
+	test_cmp expected.err err
+'
+test_expect_success 'a scoring policy (high) sees only nodes free for the whole span' '
+	whole 2 50 >a.yaml &&
+	whole 4 10 >b.yaml &&
+	whole 2 100 >c.yaml &&
+	whole 1 50 >y.yaml &&
+	cat >s8 <<-\EOF &&
+	match allocate_orelse_reserve a.yaml
+	match allocate_orelse_reserve b.yaml
+	match allocate_orelse_reserve c.yaml
+	free 1
+	free 2
+	match allocate_orelse_reserve c.yaml
+	match allocate_orelse_reserve y.yaml
+	EOF
+	cat >expected <<-\EOF &&
+	1: at=0 allocated
+	1: node2: core[0]; node3: core[0]
+	2: at=50 reserved
+	2: node0: core[0]; node1: core[0]; node2: core[0]; node3: core[0]
+	3: at=60 reserved
+	3: node2: core[0]; node3: core[0]
+	4: at=0 allocated
+	4: node0: core[0]; node1: core[0]
+	5: at=0 allocated
+	5: node3: core[0]
+	EOF
+	respol query -P high -F short --now=0 --generate=nodes=4 -f s8 >out &&
+	test_cmp expected out
+'
+test_expect_success 'match allocate_orelse_reserve, JSON: jobid=N, at=T, then R' '
+	printf "match allocate_orelse_reserve w2.yaml\nmatch allocate_orelse_reserve w2.yaml\n" >s7 &&
+	respol query --now=100 -F rv1_nosched -f s7 --generate=nodes=2 >out &&
+	cat >expected <<-\EOF &&
+	jobid=1
+	at=100 allocated
+	{"execution":{"R_lite":[{"children":{"core":"0"},"rank":"0-1"}],"expiration":200.0,"nodelist":["node[0-1]"],"starttime":100.0},"version":1}
+	jobid=2
+	at=200 reserved
+	{"execution":{"R_lite":[{"children":{"core":"0"},"rank":"0-1"}],"expiration":300.0,"nodelist":["node[0-1]"],"starttime":200.0},"version":1}
+	EOF
 	test_cmp expected out
 '
 

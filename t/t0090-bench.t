@@ -54,6 +54,15 @@ test_expect_success 'bench-match --quick times the query path of every policy' '
 			return 1
 	done
 '
+test_expect_success 'bench-match --quick times the reserve path, checked' '
+	grep "^| nodes | records | reservations | us/record (fill) | us/allocate-orelse-reserve | us/cancel |" out &&
+	grep "^| 64 | 100 | [0-9]* | [0-9.]* | [0-9.]* | [0-9.]* |" out &&
+	grep "^| 64 | 400 | [0-9]* | [0-9.]* | [0-9.]* | [0-9.]* |" out &&
+	"$BENCH/bench-match" --quick --reserve-only >out2 &&
+	test $(grep -c "^| 64 |" out2) = 2 &&
+	"$BENCH/bench-match" --quick --no-reserve --no-query --policy=first >out3 &&
+	! grep "^| nodes | records" out3
+'
 test_expect_success 'bench-match says when Fluxion is not given' '
 	RESPOL_RESOURCE_QUERY= "$BENCH/bench-match" --quick --policy=first \
 		--query-sizes=8 >out &&

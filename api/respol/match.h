@@ -262,6 +262,69 @@ const struct rp_idset *rp_matcher_removed (const struct rp_matcher *m);
 const struct rp_plugin *rp_config_policy (struct rp_config *cfg,
                                           const char *name, rp_error_t *error);
 
+/* --- time: spans and reservations ------------------------------------ */
+
+/* Every job record has a span: from its start to its start plus its
+ * duration (RFC 14 attributes.system.duration; none: no end), in whole
+ * seconds (the start rounded down, the end up).  Once the matcher has
+ * made a reservation, every vertex a record holds answers "are n units
+ * free on [t, t+d)" from the spans of its pool (respol/planner.h) in
+ * O(log spans), and every match looks at the window it asks for:
+ * rp_matcher_allocate at now places a job only on what no reservation
+ * needs before the job's end (backfilling), and a policy that scores
+ * candidates sees only candidates free for the whole span.  Until then
+ * nothing of it exists and allocate costs what it did.
+ *
+ * The matcher's time is the latest now given (rp_matcher_allocate,
+ * rp_matcher_allocate_orelse_reserve, rp_matcher_set_time); it never
+ * goes back.  A running job past its end keeps its resources: at each
+ * new time it is taken to end a second after now, or at the end
+ * rp_matcher_run_late gives; a reservation in its way is pushed (it keeps
+ * its resources and moves to the earliest time they are all free, or is
+ * cancelled when no time is: rp_matcher_job_time then says ENOENT).  A
+ * job that rp_matcher_hello adds pushes the reservations in its way the
+ * same way; rp_matcher_release gives the released ranks back to every
+ * time after now, and refuses a reservation (EINVAL "job 3 is a
+ * reservation: free it whole").  No unit is ever held by two records at
+ * one time (rp_matcher_check). */
+
+/* Allocate js to job jobid at now as rp_matcher_allocate does, else
+ * reserve it at the earliest time its request fits for its duration (one
+ * decision: nothing else changes in between).  Returns the job's R (a
+ * copy: caller destroys), whose starttime is the start, also in *at (may
+ * be NULL): now when allocated, later for a reservation.  A reservation
+ * is a job record whose resources are held from its start: it is listed
+ * with the jobs, rp_matcher_job_rset gives its R, rp_matcher_free cancels
+ * it; it does not start by itself (when its time comes, free it and
+ * allocate the job).  Fails as rp_matcher_allocate does, and with EBUSY
+ * when no time can hold it ("...; no later time either: what holds it
+ * has no end"). */
+struct rp_rset *rp_matcher_allocate_orelse_reserve (
+    struct rp_matcher *m, uint64_t jobid, const struct rp_jobspec *js,
+    double now, double *at, rp_error_t *error);
+
+/* Time is now (seconds, >= the matcher's time, else EINVAL "time goes
+ * back: 5 is before 10"): running jobs past their end keep their
+ * resources and push reservations in their way. */
+int rp_matcher_set_time (struct rp_matcher *m, double now, rp_error_t *error);
+/* The matcher's time: the latest now given, 0 before any. */
+double rp_matcher_time (const struct rp_matcher *m);
+
+/* Running job jobid runs past its end, until end (seconds after its
+ * expiration; 0: no end): it keeps its resources, its R's expiration
+ * follows, and the reservations in its way are pushed.  ENOENT for an
+ * unknown job; EINVAL for a reservation ("job 3 is a reservation, not
+ * running"), a job without end ("job 3 has no end to pass") or an end not
+ * after its expiration. */
+int rp_matcher_run_late (struct rp_matcher *m, uint64_t jobid, double end,
+                         rp_error_t *error);
+
+/* Job jobid's start and expiration (0: none), and whether it is a
+ * reservation; any output may be NULL.  false with ENOENT for an unknown
+ * job. */
+bool rp_matcher_job_time (const struct rp_matcher *m, uint64_t jobid,
+                          double *start, double *end, bool *reserved);
+
 #ifdef __cplusplus
 }
 #endif

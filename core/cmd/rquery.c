@@ -6,6 +6,11 @@
  *   match allocate [WHO] FILE    validate, then allocate now; prints the
  *                                job's id and R (or that it is held)
  *   match satisfiability FILE    prints "satisfiable"
+ *   match allocate_orelse_reserve [WHO] FILE
+ *                                allocate now, else reserve at the
+ *                                earliest time the job fits (its
+ *                                duration); prints its id, "at=T
+ *                                allocated|reserved" and R
  *   submit [WHO] FILE            validate and queue the job (pending or
  *                                held), allocating nothing
  *   schedule                     start the queued jobs that can start, in
@@ -223,6 +228,10 @@ static void usage (FILE *f)
              "  match allocate [WHO] JOBSPEC-FILE validate, allocate (job "
              "ids 1, 2, ...)\n"
              "  match satisfiability JOBSPEC-FILE\n"
+             "  match allocate_orelse_reserve [WHO] JOBSPEC-FILE\n"
+             "                                    allocate now, else reserve "
+             "at the earliest\n"
+             "                                    time it fits\n"
              "  submit [WHO] JOBSPEC-FILE         validate and queue "
              "(pending or held)\n"
              "  schedule                          start queued jobs, first "
@@ -350,12 +359,21 @@ static void print_short (uint64_t jobid, const struct rp_rset *R)
     putchar ('\n');
 }
 
-static void print_job (const struct query *q, uint64_t jobid,
-                       const struct rp_rset *R)
+/* A job's R, after its start when it has one (match
+ * allocate_orelse_reserve, info of a reservation). */
+static void print_job_at (const struct query *q, uint64_t jobid,
+                          const struct rp_rset *R, bool at)
 {
     struct rp_rset *bare = NULL;
+    double start = 0;
+    bool reserved = false;
     char *s;
 
+    if (at)
+        (void)rp_matcher_job_time (q->m, jobid, &start, NULL, &reserved);
+    if (at && q->short_form)
+        printf ("%llu: at=%.0f %s\n", (unsigned long long)jobid, start,
+                reserved ? "reserved" : "allocated");
     if (q->short_form) {
         print_short (jobid, R);
         return;
@@ -369,10 +387,18 @@ static void print_job (const struct query *q, uint64_t jobid,
     if (!(s = rp_rset_encode (R, 0)))
         cmd_die (SUB, "out of memory");
     printf ("jobid=%llu\n", (unsigned long long)jobid);
+    if (at)
+        printf ("at=%.0f %s\n", start, reserved ? "reserved" : "allocated");
     fputs (s, stdout);
     putchar ('\n');
     free (s);
     rp_rset_destroy (bare);
+}
+
+static void print_job (const struct query *q, uint64_t jobid,
+                       const struct rp_rset *R)
+{
+    print_job_at (q, jobid, R, false);
 }
 
 /* --- commands ------------------------------------------------------------ */
@@ -745,14 +771,20 @@ static uint64_t queue_job (struct query *q, const struct rp_context *ctx,
 }
 
 /* Start pending job id with R (taken): the instance hears of it, R is
- * printed. */
-static void started (struct query *q, uint64_t id, struct rp_rset *R)
+ * printed (after its start with at). */
+static void started_at (struct query *q, uint64_t id, struct rp_rset *R,
+                        bool at)
 {
     rp_error_t error;
 
     if (rp_instance_start_take (q->inst, id, R, &error) < 0)
         cmd_die (SUB, "job %llu: %s", (unsigned long long)id, error.text);
-    print_job (q, id, rp_job_R (rp_instance_job (q->inst, id)));
+    print_job_at (q, id, rp_job_R (rp_instance_job (q->inst, id)), at);
+}
+
+static void started (struct query *q, uint64_t id, struct rp_rset *R)
+{
+    started_at (q, id, R, false);
 }
 
 static void timing (const struct query *q, const struct timespec *t0)
@@ -788,11 +820,45 @@ static void cmd_satisfiability_line (struct query *q)
     rp_jobspec_destroy (js);
 }
 
-/* match allocate (allocate true) and submit. */
-static void cmd_job_line (struct query *q, bool allocate)
+enum { JOB_SUBMIT, JOB_ALLOCATE, JOB_RESERVE };
+
+/* The matcher's answer for job id of mode: R, or NULL with error. */
+static struct rp_rset *job_match (struct query *q, int mode, uint64_t id,
+                                  const struct rp_jobspec *js,
+                                  rp_error_t *error)
 {
-    const char *usage = allocate ? "match allocate [WHO] JOBSPEC-FILE"
-                                 : "submit [WHO] JOBSPEC-FILE";
+    double at;
+
+    if (mode == JOB_RESERVE)
+        return rp_matcher_allocate_orelse_reserve (q->m, id, js, now_of (q),
+                                                   &at, error);
+    return rp_matcher_allocate (q->m, id, js, now_of (q), error);
+}
+
+/* Job id was matched: running (R taken) or reserved (pending). */
+static void matched (struct query *q, int mode, struct rp_context *ctx,
+                     struct rp_jobspec *js, struct rp_rset *R)
+{
+    bool reserved = false;
+    uint64_t id;
+
+    (void)rp_matcher_job_time (q->m, q->next_jobid, NULL, NULL, &reserved);
+    id = queue_job (q, ctx, js, NULL);
+    if (!reserved) {
+        started_at (q, id, R, mode == JOB_RESERVE);
+        return;
+    }
+    print_job_at (q, id, R, true);
+    rp_rset_destroy (R);
+}
+
+/* match allocate, match allocate_orelse_reserve and submit. */
+static void cmd_job_line (struct query *q, int mode)
+{
+    const char *usage = mode == JOB_ALLOCATE ? "match allocate [WHO] JOBSPEC-FILE"
+                        : mode == JOB_RESERVE
+                            ? "match allocate_orelse_reserve [WHO] JOBSPEC-FILE"
+                            : "submit [WHO] JOBSPEC-FILE";
     char buf[sizeof (((rp_error_t *)0)->text) + 32];
     struct rp_jobspec *js, *amended;
     struct rp_context *ctx = NULL;
@@ -804,7 +870,7 @@ static void cmd_job_line (struct query *q, bool allocate)
     rp_error_t error;
     int verdict;
 
-    if (job_words (q, allocate ? 2 : 1, usage, &w, &file) < 0
+    if (job_words (q, mode == JOB_SUBMIT ? 1 : 2, usage, &w, &file) < 0
         || !(js = load_jobspec (q, file)))
         return;
     if (!(ctx = job_context (q, &w, js)))
@@ -821,21 +887,21 @@ static void cmd_job_line (struct query *q, bool allocate)
         fail (q, "rejected: %s", reason);
         goto out;
     }
-    if (verdict == RP_HOLD || !allocate) {
+    if (verdict == RP_HOLD || mode == JOB_SUBMIT) {
         uint64_t id = queue_job (q, ctx, js, reason);
         js = NULL;
         print_state (q, id, reason ? "held" : "pending", reason);
         goto out;
     }
     rp_matcher_set_context (q->m, ctx);
-    R = rp_matcher_allocate (q->m, q->next_jobid, js, now_of (q), &error);
+    R = job_match (q, mode, q->next_jobid, js, &error);
     timing (q, &t0);
     if (!R) {
         q->plugin_failed |= cmd_match_status (errno) == EXIT_PLUGIN;
         fail (q, "%s", cmd_match_error (&error, errno, buf, sizeof (buf)));
         goto out;
     }
-    started (q, queue_job (q, ctx, js, NULL), R);
+    matched (q, mode, ctx, js, R);
     R = NULL;
     js = NULL;
 out:
@@ -849,11 +915,31 @@ out:
 static void cmd_match_line (struct query *q)
 {
     if (q->nwords >= 2 && !strcmp (q->words[1], "allocate"))
-        cmd_job_line (q, true);
+        cmd_job_line (q, JOB_ALLOCATE);
+    else if (q->nwords >= 2
+             && !strcmp (q->words[1], "allocate_orelse_reserve"))
+        cmd_job_line (q, JOB_RESERVE);
     else if (q->nwords >= 2 && !strcmp (q->words[1], "satisfiability"))
         cmd_satisfiability_line (q);
     else
-        fail (q, "usage: match allocate|satisfiability JOBSPEC-FILE");
+        fail (q, "usage: match allocate|allocate_orelse_reserve|"
+                 "satisfiability JOBSPEC-FILE");
+}
+
+/* A queued job's match in a schedule pass: a job that holds a
+ * reservation gives it up and is allocated, else reserved again. */
+static struct rp_rset *schedule_match (struct query *q, uint64_t id,
+                                       const struct rp_jobspec *js,
+                                       rp_error_t *error)
+{
+    double at;
+
+    if (!rp_matcher_job_time (q->m, id, NULL, NULL, NULL))
+        return rp_matcher_allocate (q->m, id, js, now_of (q), error);
+    if (rp_matcher_free (q->m, id, error) < 0)
+        return NULL;
+    return rp_matcher_allocate_orelse_reserve (q->m, id, js, now_of (q), &at,
+                                               error);
 }
 
 /* One queued job in a schedule pass: validated again, then started if it
@@ -861,6 +947,7 @@ static void cmd_match_line (struct query *q)
 static bool schedule_one (struct query *q, const struct rp_job *j)
 {
     char buf[sizeof (((rp_error_t *)0)->text) + 32];
+    bool reserved = false;
     uint64_t id = rp_job_id (j);
     struct rp_jobspec *amended;
     struct rp_rset *R;
@@ -890,10 +977,14 @@ static bool schedule_one (struct query *q, const struct rp_job *j)
         && rp_instance_release (q->inst, id, &error) < 0)
         cmd_die (SUB, "job %llu: %s", (unsigned long long)id, error.text);
     rp_matcher_set_context (q->m, rp_job_context (j));
-    R = rp_matcher_allocate (q->m, id, rp_job_jobspec (j), now_of (q), &error);
+    R = schedule_match (q, id, rp_job_jobspec (j), &error);
     rp_matcher_set_context (q->m, NULL);
     if (q->explain)
         cmd_explain_print (SUB, q->m);
+    if (R && rp_matcher_job_time (q->m, id, NULL, NULL, &reserved) && reserved) {
+        rp_rset_destroy (R);
+        return false; /* reserved again: the pass stops here */
+    }
     if (R) {
         started (q, id, R);
         return true;
@@ -947,7 +1038,8 @@ static void cmd_free_line (struct query *q)
         fail (q, "no job %llu", (unsigned long long)jobid);
         return;
     }
-    if (rp_job_state (j) == RP_JOB_RUNNING
+    /* a running job, or a pending one with a reservation */
+    if (rp_matcher_job_time (q->m, jobid, NULL, NULL, NULL)
         && rp_matcher_free (q->m, jobid, &error) < 0) {
         fail_job (q, jobid, &error);
         return;
@@ -990,7 +1082,9 @@ static void cmd_info_line (struct query *q)
     }
     if (rp_job_state (j) == RP_JOB_RUNNING)
         print_job (q, jobid, rp_matcher_job_rset (q->m, jobid));
-    else
+    else if (rp_matcher_job_time (q->m, jobid, NULL, NULL, NULL)) {
+        print_job_at (q, jobid, rp_matcher_job_rset (q->m, jobid), true);
+    } else
         print_state (q, jobid, rp_job_state_name (rp_job_state (j)),
                      rp_job_hold_reason (j));
 }
@@ -1418,7 +1512,7 @@ static bool run_line (struct query *q, char *line)
     else if (!strcmp (cmd, "match"))
         cmd_match_line (q);
     else if (!strcmp (cmd, "submit"))
-        cmd_job_line (q, false);
+        cmd_job_line (q, JOB_SUBMIT);
     else if (!strcmp (cmd, "schedule"))
         cmd_schedule_line (q);
     else if (!strcmp (cmd, "jobs"))
