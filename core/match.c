@@ -364,14 +364,15 @@ static int match_find (struct rp_match *x)
     return rp_error_set (x->error, ENODEV, "%s", busy);
 }
 
-struct rp_rset *rp_matcher_allocate (struct rp_matcher *m, uint64_t jobid,
-                                     const struct rp_jobspec *js, double now,
-                                     rp_error_t *error)
+/* Match js on the live state, check the proposal and make job jobid's
+ * record of it (not yet among the matcher's jobs): the job, or NULL with
+ * error set and x's holds undone.  The caller cleans x up. */
+static struct job *allocate_job (struct rp_matcher *m, struct rp_match *x,
+                                 uint64_t jobid, const struct rp_jobspec *js,
+                                 double now, rp_error_t *error)
 {
-    struct rp_match x = { 0 };
-    struct rp_rset *R = NULL;
-    struct job *j = NULL;
     double duration;
+    struct job *j;
 
     if (!m || !js) {
         rp_error_set (error, EINVAL, "matcher: bad arguments");
@@ -383,13 +384,31 @@ struct rp_rset *rp_matcher_allocate (struct rp_matcher *m, uint64_t jobid,
         return NULL;
     }
     duration = rp_jobspec_duration (js);
-    if (match_setup (m, js, &x, error) < 0 || match_find (&x) < 0)
-        goto error;
-    if (match_verify (&x) < 0)
+    if (match_setup (m, js, x, error) < 0 || match_find (x) < 0)
+        return NULL;
+    if (match_verify (x) < 0)
         goto undo;
-    if (!(j = match_job_create (jobid, x.log, x.nlog, now,
-                                duration > 0 ? now + duration : 0)))
-        goto nomem;
+    if (!(j = match_job_create (jobid, x->log, x->nlog, now,
+                                duration > 0 ? now + duration : 0))) {
+        rp_error_set (error, ENOMEM, "out of memory");
+        goto undo;
+    }
+    return j;
+undo:
+    match_rollback (x, (struct mark){ 0, 0 });
+    return NULL;
+}
+
+struct rp_rset *rp_matcher_allocate (struct rp_matcher *m, uint64_t jobid,
+                                     const struct rp_jobspec *js, double now,
+                                     rp_error_t *error)
+{
+    struct rp_match x = { 0 };
+    struct rp_rset *R = NULL;
+    struct job *j;
+
+    if (!(j = allocate_job (m, &x, jobid, js, now, error)))
+        goto error;
     if (!(R = match_rset_build (m, j->holds, j->nholds, j->starttime,
                                 j->expiration, error)))
         goto undo;
@@ -413,8 +432,36 @@ undo:
 error:
     rp_rset_destroy (R);
     match_job_destroy (j);
-    match_cleanup (&x);
+    if (x.m)
+        match_cleanup (&x);
     return NULL;
+}
+
+int rp_matcher_allocate_held (struct rp_matcher *m, uint64_t jobid,
+                              const struct rp_jobspec *js, double now,
+                              rp_error_t *error)
+{
+    struct rp_match x = { 0 };
+    struct job *j;
+
+    if (!(j = allocate_job (m, &x, jobid, js, now, error)))
+        goto error;
+    /* the host names R would be refused for: refused here too */
+    if (match_job_hosts_check (m, j, error) < 0)
+        goto undo;
+    if (match_job_insert (m, j) < 0) {
+        rp_error_set (error, ENOMEM, "out of memory");
+        goto undo;
+    }
+    match_cleanup (&x);
+    return 0;
+undo:
+    match_rollback (&x, (struct mark){ 0, 0 });
+    match_job_destroy (j);
+error:
+    if (x.m)
+        match_cleanup (&x);
+    return -1;
 }
 
 int rp_matcher_satisfiability (struct rp_matcher *m,

@@ -85,46 +85,195 @@ done:
     return rc;
 }
 
-static int rset_targets (struct rp_rset *R, const struct rp_matcher *m,
-                         const struct hold *holds, size_t n, rp_error_t *error)
+/* The holds at or below execution targets as R items, sorted by rank
+ * (n + 1 entries; *k of them used), or NULL (ENOMEM). */
+static struct ritem *rank_items (const struct rp_matcher *m,
+                                 const struct hold *holds, size_t n, size_t *k)
 {
     const struct rp_graph *g = m->g;
-    int core = m->type_core;
-    int gpu = m->type_gpu;
     struct ritem *it = calloc (n + 1, sizeof (*it));
-    size_t k = 0;
-    int rc = 0;
 
+    *k = 0;
     if (!it)
-        return rp_error_set (error, ENOMEM, "out of memory");
+        return NULL;
     for (size_t i = 0; i < n; i++) {
         int64_t rank = rp_graph_vertex_rank (g, holds[i].v);
         int t = rp_graph_vertex_type_index (g, holds[i].v);
         if (rank < 0 || rank > UINT32_MAX)
             continue;
-        it[k++] = (struct ritem){
+        it[(*k)++] = (struct ritem){
             .rank = rank,
             .kind = holds[i].kind == HOLD_ANCESTOR ? 2
-                    : t == core                    ? 0
-                    : t == gpu                     ? 1
+                    : t == m->type_core            ? 0
+                    : t == m->type_gpu             ? 1
                                                    : 2,
             .id = rp_graph_vertex_id (g, holds[i].v),
         };
     }
     /* holds come in walk order, a target's together: sorted by rank
      * already, but for a policy's order or a release */
-    for (size_t i = 1; i < k; i++)
+    for (size_t i = 1; i < *k; i++)
         if (it[i].rank < it[i - 1].rank) {
-            qsort (it, k, sizeof (*it), ritem_cmp);
+            qsort (it, *k, sizeof (*it), ritem_cmp);
             break;
         }
+    return it;
+}
+
+/* The end of the rank of it[i] among k items. */
+static size_t rank_end (const struct ritem *it, size_t i, size_t k)
+{
+    size_t j = i;
+
+    while (j < k && it[j].rank == it[i].rank)
+        j++;
+    return j;
+}
+
+static int rset_targets (struct rp_rset *R, const struct rp_matcher *m,
+                         const struct hold *holds, size_t n, rp_error_t *error)
+{
+    size_t k;
+    struct ritem *it = rank_items (m, holds, n, &k);
+    int rc = 0;
+
+    if (!it)
+        return rp_error_set (error, ENOMEM, "out of memory");
     for (size_t i = 0, j; i < k && rc == 0; i = j) {
-        for (j = i; j < k && it[j].rank == it[i].rank; j++)
-            ;
+        j = rank_end (it, i, k);
         rc = rset_add_rank (R, m, &it[i], j - i, error);
     }
     free (it);
     return rc;
+}
+
+/* --- what a job holds, without R ------------------------------------------ */
+
+int match_job_hosts_check (const struct rp_matcher *m, const struct job *j,
+                           rp_error_t *error)
+{
+    size_t k;
+    struct ritem *it = rank_items (m, j->holds, j->nholds, &k);
+    int rc = 0;
+
+    if (!it)
+        return rp_error_set (error, ENOMEM, "out of memory");
+    for (size_t i = 0; i < k && rc == 0; i = rank_end (it, i, k))
+        if (!target_host (m, rp_graph_rank_vertex (m->g, it[i].rank), error))
+            rc = -1;
+    free (it);
+    return rc;
+}
+
+static int ritem_kind_id_cmp (const void *a, const void *b)
+{
+    const struct ritem *x = a, *y = b;
+
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static bool in_r (const struct ritem *it, int kind)
+{
+    return it->kind == kind && it->id >= 0 && it->id <= UINT32_MAX;
+}
+
+/* The distinct ids of kind among the n items of one rank, as R's idset
+ * of that rank counts them (ids outside 0 .. UINT32_MAX are not in R).
+ * Walk order gives them ascending; otherwise they are sorted first. */
+static size_t rank_count (struct ritem *it, size_t n, int kind)
+{
+    size_t c = 0;
+    int64_t last = -1;
+
+    for (size_t i = 0; i < n; i++)
+        if (in_r (&it[i], kind) && it[i].id <= last) {
+            qsort (it, n, sizeof (*it), ritem_kind_id_cmp);
+            break;
+        } else if (in_r (&it[i], kind))
+            last = it[i].id;
+    last = -1;
+    for (size_t i = 0; i < n; i++)
+        if (in_r (&it[i], kind) && it[i].id != last) {
+            c++;
+            last = it[i].id;
+        }
+    return c;
+}
+
+ssize_t rp_matcher_job_count (const struct rp_matcher *m, uint64_t jobid,
+                              const char *type)
+{
+    const struct job *j = m ? match_job_find (m, jobid) : NULL;
+    int kind;
+    size_t k, c = 0;
+    struct ritem *it;
+
+    if (!m || !type) {
+        errno = EINVAL;
+        return -1;
+    }
+    kind = strcmp (type, "core") == 0  ? 0
+           : strcmp (type, "gpu") == 0 ? 1
+           : strcmp (type, "node") == 0 ? 2
+                                        : -1;
+    if (kind < 0 || !j) {
+        errno = kind < 0 ? EINVAL : ENOENT;
+        return -1;
+    }
+    if (!(it = rank_items (m, j->holds, j->nholds, &k))) {
+        errno = ENOMEM;
+        return -1;
+    }
+    for (size_t i = 0, e; i < k; i = e) {
+        e = rank_end (it, i, k);
+        c += kind == 2 ? 1 : rank_count (&it[i], e - i, kind);
+    }
+    free (it);
+    return (ssize_t)c;
+}
+
+struct rp_hostlist *rp_matcher_job_nodelist (const struct rp_matcher *m,
+                                             uint64_t jobid)
+{
+    const struct job *j = m ? match_job_find (m, jobid) : NULL;
+    struct rp_hostlist *hl = NULL;
+    struct ritem *it = NULL;
+    char *s = NULL, *p;
+    size_t k, len = 1;
+
+    if (!j) {
+        errno = m ? ENOENT : EINVAL;
+        return NULL;
+    }
+    if (!(it = rank_items (m, j->holds, j->nholds, &k)))
+        goto nomem;
+    for (size_t i = 0; i < k; i = rank_end (it, i, k)) {
+        const char *h =
+            target_host (m, rp_graph_rank_vertex (m->g, it[i].rank), NULL);
+        len += (h ? strlen (h) : 0) + 1;
+    }
+    if (!(p = s = malloc (len)))
+        goto nomem;
+    /* R's nodelist: its targets' host names in rank order (every one was
+     * checked when the job was allocated) */
+    for (size_t i = 0; i < k; i = rank_end (it, i, k)) {
+        const char *h =
+            target_host (m, rp_graph_rank_vertex (m->g, it[i].rank), NULL);
+        if (i > 0)
+            *p++ = ',';
+        p = stpcpy (p, h ? h : "");
+    }
+    *p = '\0';
+    hl = rp_hostlist_decode (s, NULL);
+    free (it);
+    free (s);
+    return hl;
+nomem:
+    free (it);
+    errno = ENOMEM;
+    return NULL;
 }
 
 static int hold_vcmp (const void *a, const void *b)

@@ -306,6 +306,10 @@ struct rp_rset *match_rset_with_scheduling (const struct rp_matcher *m,
 /* The job's R without the scheduling key, built on first use; NULL on
  * ENOMEM. */
 const struct rp_rset *match_job_R (const struct rp_matcher *m, struct job *j);
+/* Check the host names of j's targets as R would (cached per vertex):
+ * 0, or -1 with error set. */
+int match_job_hosts_check (const struct rp_matcher *m, const struct job *j,
+                           rp_error_t *error);
 
 /* match_jobs.c */
 struct job *match_job_find (const struct rp_matcher *m, uint64_t jobid);
