@@ -24,7 +24,8 @@
 
 struct ritem {
     int64_t rank;
-    int kind; /* 0 core, 1 gpu, 2 other */
+    rp_vertex_t tv; /* the target of that rank */
+    int kind;       /* 0 core, 1 gpu, 2 other */
     int64_t id;
 };
 
@@ -56,11 +57,21 @@ static const char *target_host (const struct rp_matcher *m, rp_vertex_t tv,
     return name;
 }
 
+/* target_host without the name when it was checked before. */
+static int target_host_check (const struct rp_matcher *m, rp_vertex_t tv,
+                              rp_error_t *error)
+{
+    if (tv != RP_VERTEX_NONE && tv < m->nvertices
+        && (m->hostok[tv / 8] & (1u << (tv % 8))))
+        return 0;
+    return target_host (m, tv, error) ? 0 : -1;
+}
+
 static int rset_add_rank (struct rp_rset *R, const struct rp_matcher *m,
                           const struct ritem *it, size_t n, rp_error_t *error)
 {
     struct rp_idset *ids[2] = { rp_idset_create (), rp_idset_create () };
-    rp_vertex_t tv = rp_graph_rank_vertex (m->g, it[0].rank);
+    rp_vertex_t tv = it[0].tv;
     const char *host;
     int rc = -1;
 
@@ -92,17 +103,25 @@ static struct ritem *rank_items (const struct rp_matcher *m,
 {
     const struct rp_graph *g = m->g;
     struct ritem *it = calloc (n + 1, sizeof (*it));
+    rp_vertex_t last = RP_VERTEX_NONE;
+    int64_t rank = -1;
 
     *k = 0;
     if (!it)
         return NULL;
     for (size_t i = 0; i < n; i++) {
-        int64_t rank = rp_graph_vertex_rank (g, holds[i].v);
+        rp_vertex_t tv = rp_graph_target (g, holds[i].v);
         int t = rp_graph_vertex_type_index (g, holds[i].v);
+        /* a target's holds come together: its rank looked up once */
+        if (tv != last) {
+            rank = tv != RP_VERTEX_NONE ? rp_graph_vertex_rank (g, tv) : -1;
+            last = tv;
+        }
         if (rank < 0 || rank > UINT32_MAX)
             continue;
         it[(*k)++] = (struct ritem){
             .rank = rank,
+            .tv = tv,
             .kind = holds[i].kind == HOLD_ANCESTOR ? 2
                     : t == m->type_core            ? 0
                     : t == m->type_gpu             ? 1
@@ -159,8 +178,7 @@ int match_job_hosts_check (const struct rp_matcher *m, const struct job *j,
     if (!it)
         return rp_error_set (error, ENOMEM, "out of memory");
     for (size_t i = 0; i < k && rc == 0; i = rank_end (it, i, k))
-        if (!target_host (m, rp_graph_rank_vertex (m->g, it[i].rank), error))
-            rc = -1;
+        rc = target_host_check (m, it[i].tv, error);
     free (it);
     return rc;
 }
@@ -240,8 +258,8 @@ struct rp_hostlist *rp_matcher_job_nodelist (const struct rp_matcher *m,
     const struct job *j = m ? match_job_find (m, jobid) : NULL;
     struct rp_hostlist *hl = NULL;
     struct ritem *it = NULL;
-    char *s = NULL, *p;
-    size_t k, len = 1;
+    char *s = NULL;
+    size_t k, len = 0, cap = 0;
 
     if (!j) {
         errno = m ? ENOENT : EINVAL;
@@ -249,29 +267,26 @@ struct rp_hostlist *rp_matcher_job_nodelist (const struct rp_matcher *m,
     }
     if (!(it = rank_items (m, j->holds, j->nholds, &k)))
         goto nomem;
-    for (size_t i = 0; i < k; i = rank_end (it, i, k)) {
-        const char *h =
-            target_host (m, rp_graph_rank_vertex (m->g, it[i].rank), NULL);
-        len += (h ? strlen (h) : 0) + 1;
-    }
-    if (!(p = s = malloc (len)))
-        goto nomem;
     /* R's nodelist: its targets' host names in rank order (every one was
-     * checked when the job was allocated) */
+     * checked when the job was allocated), one string decoded once */
     for (size_t i = 0; i < k; i = rank_end (it, i, k)) {
-        const char *h =
-            target_host (m, rp_graph_rank_vertex (m->g, it[i].rank), NULL);
-        if (i > 0)
-            *p++ = ',';
-        p = stpcpy (p, h ? h : "");
+        const char *h = target_host (m, it[i].tv, NULL);
+        size_t n = h ? strlen (h) : 0;
+        while (len + n + 2 > cap)
+            if (match_grow ((void **)&s, &cap, 1) < 0)
+                goto nomem;
+        if (len > 0)
+            s[len++] = ',';
+        memcpy (s + len, h ? h : "", n);
+        len += n;
     }
-    *p = '\0';
-    hl = rp_hostlist_decode (s, NULL);
+    hl = rp_hostlist_decode (s ? (s[len] = '\0', s) : "", NULL);
     free (it);
     free (s);
     return hl;
 nomem:
     free (it);
+    free (s);
     errno = ENOMEM;
     return NULL;
 }
