@@ -46,9 +46,10 @@ void jt_puts (struct jtext *t, const char *s)
 
 void jt_int (struct jtext *t, int64_t v)
 {
-    char buf[32];
+    char buf[24];
+    char *p = jt_digits (buf + sizeof (buf), v);
 
-    jt_put (t, buf, (size_t)snprintf (buf, sizeof (buf), "%" PRId64, v));
+    jt_put (t, p, (size_t)(buf + sizeof (buf) - p));
 }
 
 /* A whole number below 2^53 as "%.17g" and ".0" write it: its digits. */
