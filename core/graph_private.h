@@ -60,6 +60,24 @@ int gstate_take (struct rp_gstate *s, rp_vertex_t v, uint64_t amount,
 int gstate_put (struct rp_gstate *s, rp_vertex_t v, uint64_t amount,
                 bool exclusive);
 
+/* The vertices of v's subtree in pre-order (v first, children in handle
+ * order): the first cap of them in out; returns how many there are. */
+size_t graph_subtree (const struct rp_graph *g, rp_vertex_t v, rp_vertex_t *out,
+                      size_t cap);
+
+/* Hold v and everything below it exclusively and whole, as gstate_take
+ * (d, size(d), true) of every vertex d of the subtree would, in one step:
+ * the subtree's aggregates and block summaries set at once, v's ancestors
+ * updated once per type.  Needs v's ancestors and every vertex of the
+ * subtree up, none held, and none of size 0 (which gstate_take refuses).
+ * Returns 0, or -1 (nothing changed): a caller that must know which
+ * vertex refuses takes them one by one. */
+int gstate_take_whole (struct rp_gstate *s, rp_vertex_t v);
+/* Undo gstate_take_whole (v), or the takes of every vertex of v's subtree
+ * whole: 0, or -1 (nothing changed) when some vertex is not held whole.
+ * While everything is up, in one step; otherwise vertex by vertex. */
+int gstate_put_whole (struct rp_gstate *s, rp_vertex_t v);
+
 /* The next child of parent, after child `after` (RP_VERTEX_NONE: the
  * first) in the given order (RP_WALK_LOW / RP_WALK_HIGH), that is up and
  * whose subtree may hold need: need[t] free units of each type index t

@@ -177,6 +177,7 @@ void rp_matcher_destroy (struct rp_matcher *m)
             rp_accum_destroy (m->accs[i]);
         free (m->accs);
         free (m->perm);
+        free (m->sub);
         free (m->mark);
         free (m->where);
         free (m->hepoch);

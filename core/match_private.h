@@ -33,11 +33,22 @@ enum hold_kind {
     HOLD_ANCESTOR = 3, /* shared hold of an ancestor */
 };
 
+/* Holds of a subtree taken whole in one step (gstate_take_whole): the
+ * first, at the subtree's root, is WHOLE_ROOT, the others of the subtree
+ * (after it, in pre-order) WHOLE_PART; the root's undo puts them all
+ * back (gstate_put_whole), theirs change nothing in the state. */
+enum hold_whole {
+    WHOLE_NONE = 0,
+    WHOLE_ROOT = 1,
+    WHOLE_PART = 2,
+};
+
 struct hold {
     rp_vertex_t v;
     uint8_t kind;
     bool exclusive;
-    bool marked; /* this hold set the match mark of v (log only) */
+    bool marked;   /* this hold set the match mark of v (log only) */
+    uint8_t whole; /* enum hold_whole */
     uint64_t amount;
     size_t unit; /* index in the unit log (log only) */
 };
@@ -105,6 +116,8 @@ struct rp_matcher {
     size_t acccap;
     rp_vertex_t *perm; /* order_candidates: before and after, 2 x permcap */
     size_t permcap;
+    rp_vertex_t *sub; /* match_take_whole: a subtree in pre-order */
+    size_t subcap;
     uint64_t *hrows; /* rp_match_held: rows of ntypes counts */
     size_t nhrows;
     size_t hrowcap;
