@@ -18,7 +18,7 @@
 
 #include "core/jtext.h"
 
-void jt_put (struct jtext *t, const char *s, size_t n)
+void jt_put_grow (struct jtext *t, const char *s, size_t n)
 {
     if (t->failed)
         return;
@@ -37,11 +37,6 @@ void jt_put (struct jtext *t, const char *s, size_t n)
     memcpy (t->s + t->len, s, n);
     t->len += n;
     t->s[t->len] = '\0';
-}
-
-void jt_puts (struct jtext *t, const char *s)
-{
-    jt_put (t, s, strlen (s));
 }
 
 void jt_int (struct jtext *t, int64_t v)
