@@ -880,6 +880,14 @@ json_t *rp_graph_vertex_properties (const struct rp_graph *g, rp_vertex_t v)
     return obj_copy (s ? s->props : NULL);
 }
 
+bool graph_vertex_annotated (const struct rp_graph *g, rp_vertex_t v,
+                             bool tags)
+{
+    struct side *s = valid (g, v) ? graph_side_get (g, v) : NULL;
+    json_t *o = s ? (tags ? s->tags : s->props) : NULL;
+    return o && json_object_size (o) > 0;
+}
+
 bool rp_graph_vertex_has_tag (const struct rp_graph *g, rp_vertex_t v,
                               const char *key)
 {

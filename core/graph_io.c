@@ -594,7 +594,8 @@ static void jgf_metadata_text (struct jgf_writer *w, size_t pos,
     jt_puts (t, ",\"paths\":{\"containment\":");
     jt_string (t, path);
     jt_puts (t, "}");
-    jt_nonempty (t, "properties", jgf_properties (g, v));
+    if (graph_vertex_annotated (g, v, false))
+        jt_nonempty (t, "properties", jgf_properties (g, v));
     jt_key (t, "rank");
     jt_int (t, rp_graph_vertex_rank (g, v));
     jt_key (t, "size");
@@ -604,7 +605,8 @@ static void jgf_metadata_text (struct jgf_writer *w, size_t pos,
         jt_key (t, "state");
         jt_string (t, rp_graph_state_name (state));
     }
-    jt_nonempty (t, "tags", rp_graph_vertex_tags (g, v));
+    if (graph_vertex_annotated (g, v, true))
+        jt_nonempty (t, "tags", rp_graph_vertex_tags (g, v));
     jt_key (t, "type");
     jt_string (t, rp_graph_vertex_type (g, v));
     jt_key (t, "uniq_id");

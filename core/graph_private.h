@@ -60,6 +60,11 @@ int gstate_take (struct rp_gstate *s, rp_vertex_t v, uint64_t amount,
 int gstate_put (struct rp_gstate *s, rp_vertex_t v, uint64_t amount,
                 bool exclusive);
 
+/* Whether v has properties (tags: tags), without copying them: writers
+ * of many vertices ask before they copy. */
+bool graph_vertex_annotated (const struct rp_graph *g, rp_vertex_t v,
+                             bool tags);
+
 /* The vertices of v's subtree in pre-order (v first, children in handle
  * order): the first cap of them in out; returns how many there are. */
 size_t graph_subtree (const struct rp_graph *g, rp_vertex_t v, rp_vertex_t *out,
