@@ -121,9 +121,19 @@ void jt_string (struct jtext *t, const char *s)
 {
     static const char esc[] = "\b\f\n\r\t";
     static const char name[] = "bfnrt";
-    const char *run = s;
+    const char *run = s, *p = s;
 
-    for (const char *p = s; *p; p++)
+    /* most strings (names, paths, types) need nothing escaped: one scan */
+    while ((unsigned char)*p >= 0x20 && (unsigned char)*p < 0x80 && *p != '"'
+           && *p != '\\')
+        p++;
+    if (!*p) {
+        jt_put (t, "\"", 1);
+        jt_put (t, s, (size_t)(p - s));
+        jt_put (t, "\"", 1);
+        return;
+    }
+    for (p = s; *p; p++)
         if ((unsigned char)*p >= 0x80) {
             json_t *o = json_string (s);
             jt_json (t, o);
