@@ -142,13 +142,10 @@ static uint64_t blk_recount (const struct rp_gstate *s, rp_vertex_t p,
  * change.  Only a decrease of an entry's maximum rescans the entry, from
  * the member after c's on: when several members share the maximum (idle
  * nodes), the scan stops at the next one. */
-static void blk_update (struct rp_gstate *s, rp_vertex_t p, rp_vertex_t c,
-                        size_t t, int64_t d)
+static void blk_update_at (struct rp_gstate *s, rp_vertex_t p, rp_vertex_t c,
+                           const size_t *n, const uint64_t *off, int L,
+                           size_t pos, size_t t, int64_t d)
 {
-    size_t n[MAX_LEVELS];
-    uint64_t off[MAX_LEVELS];
-    int L = levels (s->g, p, n, off);
-    size_t pos = L > 0 ? child_pos_cached (s, c) : 0; /* at level l - 1 */
     uint64_t now = st_contrib (s, c, t), before = now - (uint64_t)d;
     for (int l = 1; l <= L && now != before; l++) {
         size_t j = pos / BLOCK;
@@ -162,6 +159,17 @@ static void blk_update (struct rp_gstate *s, rp_vertex_t p, rp_vertex_t c,
         now = *max;
         pos = j;
     }
+}
+
+static void blk_update (struct rp_gstate *s, rp_vertex_t p, rp_vertex_t c,
+                        size_t t, int64_t d)
+{
+    size_t n[MAX_LEVELS];
+    uint64_t off[MAX_LEVELS];
+    int L = levels (s->g, p, n, off);
+
+    if (L > 0)
+        blk_update_at (s, p, c, n, off, L, child_pos_cached (s, c), t, d);
 }
 
 static void blk_fill (struct rp_gstate *s, rp_vertex_t p)
@@ -303,6 +311,32 @@ static void add_up (struct rp_gstate *s, rp_vertex_t v, size_t t, int64_t d)
          p = parent_of (g, p)) {
         s->agg[(size_t)g->iidx[p] * ntypes (g) + t] += (uint64_t)d;
         blk_update (s, p, v, t, d);
+        if (s->nix)
+            gindex_touch (s, p);
+        if (!st_up (s, p))
+            break;
+        v = p;
+    }
+}
+
+/* v's contribution to its parent changed by d[t] units of every type t
+ * (add_up of each, the summary levels and v's place found once per
+ * ancestor: a whole subtree changes several types at once). */
+static void add_up_all (struct rp_gstate *s, rp_vertex_t v, const int64_t *d)
+{
+    const struct rp_graph *g = s->g;
+    size_t T = ntypes (g), n[MAX_LEVELS];
+    uint64_t off[MAX_LEVELS];
+    for (rp_vertex_t p = parent_of (g, v); p != NONE; p = parent_of (g, p)) {
+        int L = levels (g, p, n, off);
+        size_t pos = L > 0 ? child_pos_cached (s, v) : 0;
+        for (size_t t = 0; t < T; t++) {
+            if (d[t] == 0)
+                continue;
+            s->agg[(size_t)g->iidx[p] * T + t] += (uint64_t)d[t];
+            if (L > 0)
+                blk_update_at (s, p, v, n, off, L, pos, t, d[t]);
+        }
         if (s->nix)
             gindex_touch (s, p);
         if (!st_up (s, p))
@@ -474,10 +508,15 @@ static void subtree_set (struct rp_gstate *s, rp_vertex_t v, bool whole)
         if (g->iidx[d] != NONE && g->blk_off[g->iidx[d]] != UINT64_MAX)
             blk_fill (s, d);
     /* v is up: its contribution was, and now is, its total or nothing */
-    for (size_t t = 0; t < T; t++) {
-        int64_t d = (int64_t)total_of (g, v, t);
-        if (d != 0)
-            add_up (s, v, t, whole ? -d : d);
+    int64_t d[64];
+    for (size_t t = 0; t < T && T <= 64; t++)
+        d[t] = (whole ? -1 : 1) * (int64_t)total_of (g, v, t);
+    if (T <= 64)
+        add_up_all (s, v, d);
+    for (size_t t = 0; t < T && T > 64; t++) {
+        int64_t dt = (int64_t)total_of (g, v, t);
+        if (dt != 0)
+            add_up (s, v, t, whole ? -dt : dt);
     }
 }
 
