@@ -6,8 +6,10 @@
  * A graph has one live state (what rp_graph_vertex_free and friends show)
  * and, created on first use, a pristine one: every vertex up and nothing
  * allocated, for satisfiability checks.  The matcher changes a state with
- * gstate_take / gstate_put only; both keep the per-subtree aggregates and
- * the child block summaries exact, in O(depth x types) per call.
+ * gstate_take / gstate_put (and gstate_take_whole / gstate_put_whole for
+ * a whole subtree at once) only; they keep the per-subtree aggregates and
+ * the child block summaries exact, in O(depth x types) per call (plus the
+ * subtree's size for the whole ones).
  *
  * Definitions (one vertex v of type t, size S):
  *   used(v)    units held exclusively (0 .. S)

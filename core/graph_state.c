@@ -25,6 +25,13 @@
  * summaries: whole-node matches were 10% slower and the state 4.7 MB
  * larger at 16,384 nodes).
  *
+ * Whole subtrees.  An exclusive node is taken whole: gstate_take_whole
+ * sets its subtree's counters, zeroes its aggregates and summaries, and
+ * climbs from it once for all types, where a take per vertex climbed to
+ * the root from each of its 75 vertices (an exclusive node of 64 cores
+ * and 4 GPUs: 78,600 -> 52,100 instructions per allocation, its free
+ * 31,100 -> 11,900).
+ *
  * Decisions.  The state counts the vertices that are not up, so the
  * ancestor check costs nothing while all are up and O(depth) otherwise.
  */

@@ -5,6 +5,12 @@
  * that does not fit is undone to its mark and a failed match to the
  * start; the unit records (which candidate a request got, under which
  * unit of its parent); and the per-subtree rows of rp_match_held.
+ *
+ * An exclusive subtree that is free is taken in one step of the state
+ * (gstate_take_whole) and logged vertex by vertex as before, so that
+ * what reads the holds (the pre-commit check, R, the subgraph,
+ * rp_matcher_check) is unchanged; its root's hold puts it back in one
+ * step (enum hold_whole).
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -10,6 +10,12 @@
  * Job records keep R without the scheduling key: the allocated subgraph
  * of a whole node is about a hundred JSON objects; kept for every job it
  * made memory, and the allocator's work, grow with the number of jobs.
+ *
+ * A caller that reads only counts and a nodelist (rp_matcher_allocate_held,
+ * rp_matcher_job_count, rp_matcher_job_nodelist) gets them from the holds
+ * as R would show them (ids deduplicated per target, host names checked
+ * as R checks them), without building R: building R and its idsets for
+ * every job started was a quarter of a whole trace's replay.
  */
 #include <errno.h>
 #include <stdarg.h>

@@ -5,8 +5,8 @@
  * match_request.c turns a jobspec into requests, match_walk.c walks the
  * graph and selects candidates, match_holds.c applies and undoes what a
  * match holds, match_verify.c checks a proposal before
- * it is committed, match_output.c writes R and its scheduling key,
- * match_jobs.c keeps the job records (free, release, hello, check,
+ * it is committed, match_output.c writes R and its scheduling key (and
+ * counts what a job holds as R would show it), match_jobs.c keeps the job records (free, release, hello, check,
  * stat), match_reason.c says why a match came out as it did.
  */
 #ifndef RESPOL_MATCH_PRIVATE_H
