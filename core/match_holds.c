@@ -209,7 +209,8 @@ int match_take_whole (struct rp_match *x, rp_vertex_t c, size_t unit)
 
     if (n == SIZE_MAX)
         return match_nomem (x);
-    bulk = gstate_take_whole (x->s, c) == 0;
+    /* a leaf (a core of a slot) is one take: no bulk step to gain */
+    bulk = n > 1 && gstate_take_whole (x->s, c) == 0;
     for (size_t i = 0; i < n; i++) {
         rp_vertex_t v = x->m->sub[i];
         uint8_t whole = !bulk ? WHOLE_NONE : i == 0 ? WHOLE_ROOT : WHOLE_PART;
