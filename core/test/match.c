@@ -1735,6 +1735,45 @@ static void held_same (const char *graph, const char *const *res, size_t n,
     rp_matcher_destroy (b);
 }
 
+/* A target whose name is no host name: refused without R as R refuses
+ * it, nothing held. */
+static void test_held_host (void)
+{
+    struct rp_graph *g = rp_graph_create ();
+    struct rp_jobspec *js = jobspec (L (SLOT ("1", CORE ("1"))), NULL, 0);
+    struct rp_matcher *m;
+    rp_vertex_t c, n;
+    rp_error_t e, eR;
+
+    if (!g
+        || (c = rp_graph_add_vertex (g, "cluster", NULL, 0, 1, NULL, &e))
+               == RP_VERTEX_NONE
+        || (n = rp_graph_add_vertex (g, "node", "n[0-1]", 0, 1, NULL, &e))
+               == RP_VERTEX_NONE
+        || rp_graph_add_edge (g, c, n, "containment", "contains", &e) < 0
+        || rp_graph_add_edge (g, n,
+                              rp_graph_add_vertex (g, "core", NULL, 0, 1, NULL,
+                                                   &e),
+                              "containment", "contains", &e)
+               < 0
+        || rp_graph_set_rank (g, n, 0, &e) < 0 || rp_graph_finalize (g, &e) < 0
+        || !(m = rp_matcher_create (g, &e)))
+        BAIL_OUT ("test_held_host: %s", e.text);
+    errno = 0;
+    ok (rp_matcher_allocate_held (m, 1, js, 0, &e) < 0 && errno == EINVAL,
+        "held: a target named as no host: EINVAL");
+    is (e.text, "host name \"n[0-1]0\" is not a single host",
+        "with its message");
+    ok (!rp_matcher_allocate (m, 1, js, 0, &eR) && !strcmp (e.text, eR.text),
+        "as allocate says it");
+    ok (rp_matcher_njobs (m) == 0 && rp_matcher_check (m, &e) == 0
+            && gstate_idle (graph_live (rp_matcher_graph (m)),
+                            rp_graph_root (rp_matcher_graph (m))),
+        "nothing held");
+    rp_jobspec_destroy (js);
+    rp_matcher_destroy (m);
+}
+
 static void test_allocate_held (void)
 {
     static const char *const gen[] = {
@@ -1801,6 +1840,7 @@ static void test_allocate_held (void)
         "a job allocated without R frees as any other");
     rp_jobspec_destroy (js);
     rp_matcher_destroy (m);
+    test_held_host ();
 }
 
 int main (void)
