@@ -63,16 +63,6 @@ static const char *target_host (const struct rp_matcher *m, rp_vertex_t tv,
     return name;
 }
 
-/* target_host without the name when it was checked before. */
-static int target_host_check (const struct rp_matcher *m, rp_vertex_t tv,
-                              rp_error_t *error)
-{
-    if (tv != RP_VERTEX_NONE && tv < m->nvertices
-        && (m->hostok[tv / 8] & (1u << (tv % 8))))
-        return 0;
-    return target_host (m, tv, error) ? 0 : -1;
-}
-
 static int rset_add_rank (struct rp_rset *R, const struct rp_matcher *m,
                           const struct ritem *it, size_t n, rp_error_t *error)
 {
@@ -174,19 +164,25 @@ static int rset_targets (struct rp_rset *R, const struct rp_matcher *m,
 
 /* --- what a job holds, without R ------------------------------------------ */
 
+/* The targets R would have (a rank in 0 .. UINT32_MAX): a target checked
+ * before costs a bit test, its rank looked up only the first time. */
 int match_job_hosts_check (const struct rp_matcher *m, const struct job *j,
                            rp_error_t *error)
 {
-    size_t k;
-    struct ritem *it = rank_items (m, j->holds, j->nholds, &k);
-    int rc = 0;
+    rp_vertex_t last = RP_VERTEX_NONE;
 
-    if (!it)
-        return rp_error_set (error, ENOMEM, "out of memory");
-    for (size_t i = 0; i < k && rc == 0; i = rank_end (it, i, k))
-        rc = target_host_check (m, it[i].tv, error);
-    free (it);
-    return rc;
+    for (size_t i = 0; i < j->nholds; i++) {
+        rp_vertex_t tv = rp_graph_target (m->g, j->holds[i].v);
+        int64_t rank;
+        if (tv == last || tv == RP_VERTEX_NONE
+            || (tv < m->nvertices && (m->hostok[tv / 8] & (1u << (tv % 8)))))
+            continue;
+        last = tv;
+        rank = rp_graph_vertex_rank (m->g, tv);
+        if (rank >= 0 && rank <= UINT32_MAX && !target_host (m, tv, error))
+            return -1;
+    }
+    return 0;
 }
 
 static int ritem_kind_id_cmp (const void *a, const void *b)
