@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "core/graph_impl.h"
+#include "core/jtext.h"
 
 /* --- small containers ------------------------------------------------ */
 
@@ -651,7 +652,16 @@ const char *graph_name_of (const struct rp_graph *g, rp_vertex_t v, char *buf,
     const char *base = g->strs.str[x->basename];
     if (x->id < 0)
         return base;
-    snprintf (buf, len, "%s%" PRId64, base, x->id);
+    /* the digits by hand: snprintf was most of writing a subgraph */
+    char digits[24], *d = jt_digits (digits + sizeof (digits), x->id);
+    size_t nb = strlen (base), nd = (size_t)(digits + sizeof (digits) - d);
+    if (nb + nd >= len) {
+        snprintf (buf, len, "%s%" PRId64, base, x->id);
+        return buf;
+    }
+    memcpy (buf, base, nb);
+    memcpy (buf + nb, d, nd);
+    buf[nb + nd] = '\0';
     return buf;
 }
 
@@ -868,6 +878,14 @@ json_t *rp_graph_vertex_properties (const struct rp_graph *g, rp_vertex_t v)
         return NULL;
     struct side *s = graph_side_get (g, v);
     return obj_copy (s ? s->props : NULL);
+}
+
+bool graph_vertex_annotated (const struct rp_graph *g, rp_vertex_t v,
+                             bool tags)
+{
+    struct side *s = valid (g, v) ? graph_side_get (g, v) : NULL;
+    json_t *o = s ? (tags ? s->tags : s->props) : NULL;
+    return o && json_object_size (o) > 0;
 }
 
 bool rp_graph_vertex_has_tag (const struct rp_graph *g, rp_vertex_t v,

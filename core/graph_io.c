@@ -407,6 +407,62 @@ done:
     return o;
 }
 
+/* The vertices added to a selection, as a set (open addressing on handle
+ * + 1, 0 empty, at most half full): an ancestor is added once, not once
+ * for every vertex below it (the cores of a whole node put it, its
+ * socket and the cluster in 4 entries each, sorted, for nothing). */
+struct vset {
+    uint32_t *slot;
+    size_t mask;
+    size_t n;
+};
+
+static bool vset_has (const struct vset *s, rp_vertex_t v)
+{
+    if (!s->slot)
+        return false;
+    for (size_t i = (v * 2654435761u) & s->mask; s->slot[i];
+         i = (i + 1) & s->mask)
+        if (s->slot[i] == v + 1)
+            return true;
+    return false;
+}
+
+/* Add v (not in the set): 0, or -1 (ENOMEM). */
+static int vset_add (struct vset *s, rp_vertex_t v)
+{
+    if (2 * (s->n + 1) > s->mask + 1) {
+        struct vset b = { .mask = s->mask ? 2 * s->mask + 1 : 63 };
+        if (!(b.slot = calloc (b.mask + 1, sizeof (*b.slot))))
+            return -1;
+        for (size_t i = 0; s->slot && i <= s->mask; i++)
+            if (s->slot[i])
+                (void)vset_add (&b, s->slot[i] - 1);
+        free (s->slot);
+        *s = b;
+    }
+    size_t i = (v * 2654435761u) & s->mask;
+    while (s->slot[i])
+        i = (i + 1) & s->mask;
+    s->slot[i] = v + 1;
+    s->n++;
+    return 0;
+}
+
+/* Room for one more entry in *sel: 0, or -1 (ENOMEM). */
+static int sel_room (struct jgf_sel **sel, size_t len, size_t *cap)
+{
+    struct jgf_sel *bigger;
+
+    if (len < *cap)
+        return 0;
+    if (!(bigger = realloc (*sel, 2 * *cap * sizeof (**sel))))
+        return -1;
+    *sel = bigger;
+    *cap *= 2;
+    return 0;
+}
+
 /* The selection: the given vertices and their ancestors, sorted, each
  * once (a vertex listed twice: exclusive flags OR-ed, the last amount
  * wins).  Returns the number of entries, or -1 (ENOMEM). */
@@ -417,30 +473,31 @@ static ssize_t select_vertices (const struct rp_graph *g,
 {
     size_t cap = n + 16, len = 0, out = 0;
     struct jgf_sel *sel = malloc (cap * sizeof (*sel));
+    struct vset seen = { 0 };
 
     if (!sel)
         return -1;
     for (size_t i = 0; i < n; i++) {
+        /* the vertex itself, always (it carries its amount); then its
+         * ancestors up to one already added (and all above it with it) */
         for (rp_vertex_t u = vertices[i]; u != RP_VERTEX_NONE;
              u = rp_graph_parent (g, u)) {
-            if (len == cap) {
-                struct jgf_sel *bigger = realloc (sel, 2 * cap * sizeof (*sel));
-                if (!bigger) {
-                    free (sel);
-                    return -1;
-                }
-                sel = bigger;
-                cap *= 2;
-            }
+            bool listed = u == vertices[i], had = vset_has (&seen, u);
+            if (!listed && had)
+                break;
+            if (sel_room (&sel, len, &cap) < 0
+                || (!had && vset_add (&seen, u) < 0))
+                goto nomem;
             sel[len] = (struct jgf_sel){ .v = u, .seq = len };
             len++;
-            if (u != vertices[i])
+            if (!listed)
                 continue;
             sel[len - 1].exclusive = exclusive && exclusive[i];
             sel[len - 1].has_amount = amount != NULL;
             sel[len - 1].amount = amount ? amount[i] : 0;
         }
     }
+    free (seen.slot);
     /* Stable merge of duplicates: a plain entry (an ancestor) adds
      * nothing; a listed one ORs exclusive and replaces the amount. */
     qsort (sel, len, sizeof (*sel), sel_cmp);
@@ -457,6 +514,10 @@ static ssize_t select_vertices (const struct rp_graph *g,
     }
     *selp = sel;
     return (ssize_t)out;
+nomem:
+    free (seen.slot);
+    free (sel);
+    return -1;
 }
 
 static ssize_t subgraph_select (const struct rp_graph *g,
@@ -533,7 +594,8 @@ static void jgf_metadata_text (struct jgf_writer *w, size_t pos,
     jt_puts (t, ",\"paths\":{\"containment\":");
     jt_string (t, path);
     jt_puts (t, "}");
-    jt_nonempty (t, "properties", jgf_properties (g, v));
+    if (graph_vertex_annotated (g, v, false))
+        jt_nonempty (t, "properties", jgf_properties (g, v));
     jt_key (t, "rank");
     jt_int (t, rp_graph_vertex_rank (g, v));
     jt_key (t, "size");
@@ -543,7 +605,8 @@ static void jgf_metadata_text (struct jgf_writer *w, size_t pos,
         jt_key (t, "state");
         jt_string (t, rp_graph_state_name (state));
     }
-    jt_nonempty (t, "tags", rp_graph_vertex_tags (g, v));
+    if (graph_vertex_annotated (g, v, true))
+        jt_nonempty (t, "tags", rp_graph_vertex_tags (g, v));
     jt_key (t, "type");
     jt_string (t, rp_graph_vertex_type (g, v));
     jt_key (t, "uniq_id");

@@ -6,8 +6,10 @@
  * A graph has one live state (what rp_graph_vertex_free and friends show)
  * and, created on first use, a pristine one: every vertex up and nothing
  * allocated, for satisfiability checks.  The matcher changes a state with
- * gstate_take / gstate_put only; both keep the per-subtree aggregates and
- * the child block summaries exact, in O(depth x types) per call.
+ * gstate_take / gstate_put (and gstate_take_whole / gstate_put_whole for
+ * a whole subtree at once) only; they keep the per-subtree aggregates and
+ * the child block summaries exact, in O(depth x types) per call (plus the
+ * subtree's size for the whole ones).
  *
  * Definitions (one vertex v of type t, size S):
  *   used(v)    units held exclusively (0 .. S)
@@ -66,6 +68,28 @@ int gstate_put (struct rp_gstate *s, rp_vertex_t v, uint64_t amount,
  * them back. */
 void gstate_set_counts (struct rp_gstate *s, rp_vertex_t v, uint64_t used,
                         uint32_t shared);
+/* Whether v has properties (tags: tags), without copying them: writers
+ * of many vertices ask before they copy. */
+bool graph_vertex_annotated (const struct rp_graph *g, rp_vertex_t v,
+                             bool tags);
+
+/* The vertices of v's subtree in pre-order (v first, children in handle
+ * order): the first cap of them in out; returns how many there are. */
+size_t graph_subtree (const struct rp_graph *g, rp_vertex_t v, rp_vertex_t *out,
+                      size_t cap);
+
+/* Hold v and everything below it exclusively and whole, as gstate_take
+ * (d, size(d), true) of every vertex d of the subtree would, in one step:
+ * the subtree's aggregates and block summaries set at once, v's ancestors
+ * updated once per type.  Needs v's ancestors and every vertex of the
+ * subtree up, none held, and none of size 0 (which gstate_take refuses).
+ * Returns 0, or -1 (nothing changed): a caller that must know which
+ * vertex refuses takes them one by one. */
+int gstate_take_whole (struct rp_gstate *s, rp_vertex_t v);
+/* Undo gstate_take_whole (v), or the takes of every vertex of v's subtree
+ * whole: 0, or -1 (nothing changed) when some vertex is not held whole.
+ * While everything is up, in one step; otherwise vertex by vertex. */
+int gstate_put_whole (struct rp_gstate *s, rp_vertex_t v);
 
 /* The next child of parent, after child `after` (RP_VERTEX_NONE: the
  * first) in the given order (RP_WALK_LOW / RP_WALK_HIGH), that is up and

@@ -18,7 +18,7 @@
 
 #include "core/jtext.h"
 
-void jt_put (struct jtext *t, const char *s, size_t n)
+void jt_put_grow (struct jtext *t, const char *s, size_t n)
 {
     if (t->failed)
         return;
@@ -39,16 +39,12 @@ void jt_put (struct jtext *t, const char *s, size_t n)
     t->s[t->len] = '\0';
 }
 
-void jt_puts (struct jtext *t, const char *s)
-{
-    jt_put (t, s, strlen (s));
-}
-
 void jt_int (struct jtext *t, int64_t v)
 {
-    char buf[32];
+    char buf[24];
+    char *p = jt_digits (buf + sizeof (buf), v);
 
-    jt_put (t, buf, (size_t)snprintf (buf, sizeof (buf), "%" PRId64, v));
+    jt_put (t, p, (size_t)(buf + sizeof (buf) - p));
 }
 
 /* A whole number below 2^53 as "%.17g" and ".0" write it: its digits. */
@@ -125,9 +121,19 @@ void jt_string (struct jtext *t, const char *s)
 {
     static const char esc[] = "\b\f\n\r\t";
     static const char name[] = "bfnrt";
-    const char *run = s;
+    const char *run = s, *p = s;
 
-    for (const char *p = s; *p; p++)
+    /* most strings (names, paths, types) need nothing escaped: one scan */
+    while ((unsigned char)*p >= 0x20 && (unsigned char)*p < 0x80 && *p != '"'
+           && *p != '\\')
+        p++;
+    if (!*p) {
+        jt_put (t, "\"", 1);
+        jt_put (t, s, (size_t)(p - s));
+        jt_put (t, "\"", 1);
+        return;
+    }
+    for (p = s; *p; p++)
         if ((unsigned char)*p >= 0x80) {
             json_t *o = json_string (s);
             jt_json (t, o);

@@ -179,6 +179,7 @@ void rp_matcher_destroy (struct rp_matcher *m)
             rp_accum_destroy (m->accs[i]);
         free (m->accs);
         free (m->perm);
+        free (m->sub);
         free (m->mark);
         free (m->where);
         free (m->hepoch);
@@ -398,6 +399,32 @@ int match_admit (struct rp_matcher *m, uint64_t jobid,
     return 0;
 }
 
+/* Match js on the live state (a matcher without reservations: the caller
+ * has admitted the job and checked m->time), check the proposal and make
+ * job jobid's record of it (not yet among the matcher's jobs): the job,
+ * or NULL with error set and x's holds undone.  The caller cleans x up. */
+static struct job *allocate_job (struct rp_matcher *m, struct rp_match *x,
+                                 uint64_t jobid, const struct rp_jobspec *js,
+                                 double now, rp_error_t *error)
+{
+    double duration = rp_jobspec_duration (js);
+    struct job *j;
+
+    if (match_setup (m, js, x, error) < 0 || match_find (x) < 0)
+        return NULL;
+    if (match_verify (x) < 0)
+        goto undo;
+    if (!(j = match_job_create (jobid, x->log, x->nlog, now,
+                                duration > 0 ? now + duration : 0))) {
+        rp_error_set (error, ENOMEM, "out of memory");
+        goto undo;
+    }
+    return j;
+undo:
+    match_rollback (x, (struct mark){ 0, 0 });
+    return NULL;
+}
+
 struct rp_rset *rp_matcher_allocate (struct rp_matcher *m, uint64_t jobid,
                                      const struct rp_jobspec *js, double now,
                                      rp_error_t *error)
@@ -405,20 +432,13 @@ struct rp_rset *rp_matcher_allocate (struct rp_matcher *m, uint64_t jobid,
     struct rp_match x = { 0 };
     struct rp_rset *R = NULL;
     struct job *j = NULL;
-    double duration;
 
     if (match_admit (m, jobid, js, now, error) < 0)
         return NULL;
     if (m->time)
         return match_time_allocate (m, jobid, js, now, false, NULL, error);
-    duration = rp_jobspec_duration (js);
-    if (match_setup (m, js, &x, error) < 0 || match_find (&x) < 0)
+    if (!(j = allocate_job (m, &x, jobid, js, now, error)))
         goto error;
-    if (match_verify (&x) < 0)
-        goto undo;
-    if (!(j = match_job_create (jobid, x.log, x.nlog, now,
-                                duration > 0 ? now + duration : 0)))
-        goto nomem;
     if (!(R = match_job_result (m, j, error)))
         goto undo;
     if (match_job_insert (m, j) < 0)
@@ -432,7 +452,8 @@ undo:
 error:
     rp_rset_destroy (R);
     match_job_destroy (j);
-    match_cleanup (&x);
+    if (x.m)
+        match_cleanup (&x);
     return NULL;
 }
 
@@ -452,6 +473,42 @@ int match_pristine (struct rp_match *x)
         return rp_error_set (x->error, ENODEV, "%s", buf);
     }
     return rc > 0 ? 0 : -1;
+}
+
+int rp_matcher_allocate_held (struct rp_matcher *m, uint64_t jobid,
+                              const struct rp_jobspec *js, double now,
+                              rp_error_t *error)
+{
+    struct rp_match x = { 0 };
+    struct job *j;
+
+    if (match_admit (m, jobid, js, now, error) < 0)
+        return -1;
+    if (m->time) {
+        /* in time, the allocation of rp_matcher_allocate, its R dropped */
+        struct rp_rset *R =
+            match_time_allocate (m, jobid, js, now, false, NULL, error);
+        rp_rset_destroy (R);
+        return R ? 0 : -1;
+    }
+    if (!(j = allocate_job (m, &x, jobid, js, now, error)))
+        goto error;
+    /* the host names R would be refused for: refused here too */
+    if (match_job_hosts_check (m, j, error) < 0)
+        goto undo;
+    if (match_job_insert (m, j) < 0) {
+        rp_error_set (error, ENOMEM, "out of memory");
+        goto undo;
+    }
+    match_cleanup (&x);
+    return 0;
+undo:
+    match_rollback (&x, (struct mark){ 0, 0 });
+    match_job_destroy (j);
+error:
+    if (x.m)
+        match_cleanup (&x);
+    return -1;
 }
 
 int rp_matcher_satisfiability (struct rp_matcher *m,

@@ -5,6 +5,12 @@
  * that does not fit is undone to its mark and a failed match to the
  * start; the unit records (which candidate a request got, under which
  * unit of its parent); and the per-subtree rows of rp_match_held.
+ *
+ * An exclusive subtree that is free is taken in one step of the state
+ * (gstate_take_whole) and logged vertex by vertex as before, so that
+ * what reads the holds (the pre-commit check, R, the subgraph,
+ * rp_matcher_check) is unchanged; its root's hold puts it back in one
+ * step (enum hold_whole).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -88,7 +94,10 @@ void match_holds_rollback (struct rp_match *x, size_t nlog)
         int t = held_type (x, h->v, h->kind);
         if (t >= 0)
             held_add (x, h->v, t, h->amount, false);
-        (void)gstate_put (x->s, h->v, h->amount, h->exclusive);
+        if (h->whole == WHOLE_ROOT)
+            (void)gstate_put_whole (x->s, h->v);
+        else if (h->whole == WHOLE_NONE)
+            (void)gstate_put (x->s, h->v, h->amount, h->exclusive);
         if (h->marked)
             x->m->mark[h->v] = 0;
     }
@@ -100,9 +109,11 @@ void match_rollback (struct rp_match *x, struct mark mk)
     x->nunits = mk.nunits;
 }
 
-/* Hold v: 1 done, 0 refused by the state, -1 out of memory. */
-int match_take (struct rp_match *x, rp_vertex_t v, uint64_t amount,
-                bool exclusive, int kind, size_t unit)
+/* Hold v, logged as part of a whole subtree (whole: enum hold_whole;
+ * WHOLE_PART: the state already holds it): 1 done, 0 refused by the
+ * state, -1 out of memory. */
+static int take (struct rp_match *x, rp_vertex_t v, uint64_t amount,
+                 bool exclusive, int kind, size_t unit, uint8_t whole)
 {
     int t = held_type (x, v, kind);
     struct hold *h;
@@ -111,7 +122,7 @@ int match_take (struct rp_match *x, rp_vertex_t v, uint64_t amount,
          && match_grow ((void **)&x->log, &x->logcap, sizeof (*x->log)) < 0)
         || (t >= 0 && held_rows (x, v) < 0))
         return match_nomem (x);
-    if (gstate_take (x->s, v, amount, exclusive) < 0)
+    if (whole == WHOLE_NONE && gstate_take (x->s, v, amount, exclusive) < 0)
         return 0;
     if (t >= 0)
         held_add (x, v, t, amount, true);
@@ -119,6 +130,7 @@ int match_take (struct rp_match *x, rp_vertex_t v, uint64_t amount,
     *h = (struct hold){ .v = v,
                         .kind = (uint8_t)kind,
                         .exclusive = exclusive,
+                        .whole = whole,
                         .amount = amount,
                         .unit = unit };
     if (!held (x, v)) {
@@ -126,6 +138,12 @@ int match_take (struct rp_match *x, rp_vertex_t v, uint64_t amount,
         h->marked = true;
     }
     return 1;
+}
+
+int match_take (struct rp_match *x, rp_vertex_t v, uint64_t amount,
+                bool exclusive, int kind, size_t unit)
+{
+    return take (x, v, amount, exclusive, kind, unit, WHOLE_NONE);
 }
 
 /* Hold v's ancestors shared, up to one this match already holds. */
@@ -163,13 +181,43 @@ rp_vertex_t match_subtree_next (const struct rp_graph *g, rp_vertex_t root,
     return n != RP_VERTEX_NONE ? n : match_subtree_skip (g, root, v);
 }
 
-/* Hold c and everything below it exclusively, whole. */
+/* c's subtree in pre-order, in the matcher's scratch: its length, or
+ * SIZE_MAX out of memory. */
+static size_t subtree_list (struct rp_match *x, rp_vertex_t c)
+{
+    struct rp_matcher *m = x->m;
+    size_t n;
+
+    while ((n = graph_subtree (x->g, c, m->sub, m->subcap)) > m->subcap) {
+        rp_vertex_t *sub = realloc (m->sub, n * sizeof (*sub));
+        if (!sub)
+            return SIZE_MAX;
+        m->sub = sub;
+        m->subcap = n;
+    }
+    return n;
+}
+
+/* Hold c and everything below it exclusively, whole: in one step of the
+ * state when the whole subtree is free (its aggregates set at once, its
+ * ancestors' once per type), each vertex logged as before; otherwise
+ * vertex by vertex, up to the one the state refuses. */
 int match_take_whole (struct rp_match *x, rp_vertex_t c, size_t unit)
 {
-    for (rp_vertex_t v = c; v != RP_VERTEX_NONE;
-         v = match_subtree_next (x->g, c, v)) {
-        int rc = match_take (x, v, rp_graph_vertex_size (x->g, v), true,
-                             v == c ? HOLD_UNIT : HOLD_FILL, unit);
+    size_t n = subtree_list (x, c);
+    bool bulk;
+
+    if (n == SIZE_MAX)
+        return match_nomem (x);
+    /* a leaf (a core of a slot) is one take: no bulk step to gain */
+    bulk = n > 1 && gstate_take_whole (x->s, c) == 0;
+    for (size_t i = 0; i < n; i++) {
+        rp_vertex_t v = x->m->sub[i];
+        uint8_t whole = !bulk ? WHOLE_NONE : i == 0 ? WHOLE_ROOT : WHOLE_PART;
+        int rc = take (x, v, rp_graph_vertex_size (x->g, v), true,
+                       i == 0 ? HOLD_UNIT : HOLD_FILL, unit, whole);
+        if (rc < 0 && bulk && i == 0) /* out of memory, nothing logged */
+            (void)gstate_put_whole (x->s, c);
         if (rc <= 0)
             return rc;
     }

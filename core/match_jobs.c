@@ -144,6 +144,7 @@ struct job *match_job_create (uint64_t jobid, const struct hold *log, size_t n,
         j->holds[i] = (struct hold){ .v = log[i].v,
                                      .kind = log[i].kind,
                                      .exclusive = log[i].exclusive,
+                                     .whole = log[i].whole,
                                      .amount = log[i].amount,
                                      .unit = NO_UNIT };
     return j;
@@ -156,9 +157,16 @@ static int holds_put (struct rp_matcher *m, const struct hold *h, size_t n)
     struct rp_gstate *s = graph_live (m->g);
     int rc = 0;
 
-    for (size_t i = n; i > 0; i--)
-        if (gstate_put (s, h[i - 1].v, h[i - 1].amount, h[i - 1].exclusive) < 0)
+    for (size_t i = n; i > 0; i--) {
+        const struct hold *x = &h[i - 1];
+        if (x->whole == WHOLE_PART)
+            continue; /* put back with its root */
+        if (x->whole == WHOLE_ROOT ? gstate_put_whole (s, x->v) < 0
+                                   : gstate_put (s, x->v, x->amount,
+                                                 x->exclusive)
+                                         < 0)
             rc = -1;
+    }
     return rc;
 }
 
@@ -219,6 +227,11 @@ static void release_split (struct rp_matcher *m, const struct job *j,
         else
             dropped[(*ndropped)++] = *h;
     }
+    /* a subtree taken whole may be split: each put back on its own */
+    for (size_t i = 0; i < *nkept; i++)
+        kept[i].whole = WHOLE_NONE;
+    for (size_t i = 0; i < *ndropped; i++)
+        dropped[i].whole = WHOLE_NONE;
 }
 
 static int release_check (const struct rp_matcher *m, struct job *j,

@@ -10,6 +10,12 @@
  * Job records keep R without the scheduling key: the allocated subgraph
  * of a whole node is about a hundred JSON objects; kept for every job it
  * made memory, and the allocator's work, grow with the number of jobs.
+ *
+ * A caller that reads only counts and a nodelist (rp_matcher_allocate_held,
+ * rp_matcher_job_count, rp_matcher_job_nodelist) gets them from the holds
+ * as R would show them (ids deduplicated per target, host names checked
+ * as R checks them), without building R: building R and its idsets for
+ * every job started was a quarter of a whole trace's replay.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -24,7 +30,8 @@
 
 struct ritem {
     int64_t rank;
-    int kind; /* 0 core, 1 gpu, 2 other */
+    rp_vertex_t tv; /* the target of that rank */
+    int kind;       /* 0 core, 1 gpu, 2 other */
     int64_t id;
 };
 
@@ -60,7 +67,7 @@ static int rset_add_rank (struct rp_rset *R, const struct rp_matcher *m,
                           const struct ritem *it, size_t n, rp_error_t *error)
 {
     struct rp_idset *ids[2] = { rp_idset_create (), rp_idset_create () };
-    rp_vertex_t tv = rp_graph_rank_vertex (m->g, it[0].rank);
+    rp_vertex_t tv = it[0].tv;
     const char *host;
     int rc = -1;
 
@@ -85,46 +92,205 @@ done:
     return rc;
 }
 
-static int rset_targets (struct rp_rset *R, const struct rp_matcher *m,
-                         const struct hold *holds, size_t n, rp_error_t *error)
+/* The holds at or below execution targets as R items, sorted by rank
+ * (n + 1 entries; *k of them used), or NULL (ENOMEM). */
+static struct ritem *rank_items (const struct rp_matcher *m,
+                                 const struct hold *holds, size_t n, size_t *k)
 {
     const struct rp_graph *g = m->g;
-    int core = m->type_core;
-    int gpu = m->type_gpu;
     struct ritem *it = calloc (n + 1, sizeof (*it));
-    size_t k = 0;
-    int rc = 0;
+    rp_vertex_t last = RP_VERTEX_NONE;
+    int64_t rank = -1;
 
+    *k = 0;
     if (!it)
-        return rp_error_set (error, ENOMEM, "out of memory");
+        return NULL;
     for (size_t i = 0; i < n; i++) {
-        int64_t rank = rp_graph_vertex_rank (g, holds[i].v);
+        rp_vertex_t tv = rp_graph_target (g, holds[i].v);
         int t = rp_graph_vertex_type_index (g, holds[i].v);
+        /* a target's holds come together: its rank looked up once */
+        if (tv != last) {
+            rank = tv != RP_VERTEX_NONE ? rp_graph_vertex_rank (g, tv) : -1;
+            last = tv;
+        }
         if (rank < 0 || rank > UINT32_MAX)
             continue;
-        it[k++] = (struct ritem){
+        it[(*k)++] = (struct ritem){
             .rank = rank,
+            .tv = tv,
             .kind = holds[i].kind == HOLD_ANCESTOR ? 2
-                    : t == core                    ? 0
-                    : t == gpu                     ? 1
+                    : t == m->type_core            ? 0
+                    : t == m->type_gpu             ? 1
                                                    : 2,
             .id = rp_graph_vertex_id (g, holds[i].v),
         };
     }
     /* holds come in walk order, a target's together: sorted by rank
      * already, but for a policy's order or a release */
-    for (size_t i = 1; i < k; i++)
+    for (size_t i = 1; i < *k; i++)
         if (it[i].rank < it[i - 1].rank) {
-            qsort (it, k, sizeof (*it), ritem_cmp);
+            qsort (it, *k, sizeof (*it), ritem_cmp);
             break;
         }
+    return it;
+}
+
+/* The end of the rank of it[i] among k items. */
+static size_t rank_end (const struct ritem *it, size_t i, size_t k)
+{
+    size_t j = i;
+
+    while (j < k && it[j].rank == it[i].rank)
+        j++;
+    return j;
+}
+
+static int rset_targets (struct rp_rset *R, const struct rp_matcher *m,
+                         const struct hold *holds, size_t n, rp_error_t *error)
+{
+    size_t k;
+    struct ritem *it = rank_items (m, holds, n, &k);
+    int rc = 0;
+
+    if (!it)
+        return rp_error_set (error, ENOMEM, "out of memory");
     for (size_t i = 0, j; i < k && rc == 0; i = j) {
-        for (j = i; j < k && it[j].rank == it[i].rank; j++)
-            ;
+        j = rank_end (it, i, k);
         rc = rset_add_rank (R, m, &it[i], j - i, error);
     }
     free (it);
     return rc;
+}
+
+/* --- what a job holds, without R ------------------------------------------ */
+
+/* The targets R would have (a rank in 0 .. UINT32_MAX): a target checked
+ * before costs a bit test, its rank looked up only the first time. */
+int match_job_hosts_check (const struct rp_matcher *m, const struct job *j,
+                           rp_error_t *error)
+{
+    rp_vertex_t last = RP_VERTEX_NONE;
+
+    for (size_t i = 0; i < j->nholds; i++) {
+        rp_vertex_t tv = rp_graph_target (m->g, j->holds[i].v);
+        int64_t rank;
+        if (tv == last || tv == RP_VERTEX_NONE
+            || (tv < m->nvertices && (m->hostok[tv / 8] & (1u << (tv % 8)))))
+            continue;
+        last = tv;
+        rank = rp_graph_vertex_rank (m->g, tv);
+        if (rank >= 0 && rank <= UINT32_MAX && !target_host (m, tv, error))
+            return -1;
+    }
+    return 0;
+}
+
+static int ritem_kind_id_cmp (const void *a, const void *b)
+{
+    const struct ritem *x = a, *y = b;
+
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static bool in_r (const struct ritem *it, int kind)
+{
+    return it->kind == kind && it->id >= 0 && it->id <= UINT32_MAX;
+}
+
+/* The distinct ids of kind among the n items of one rank, as R's idset
+ * of that rank counts them (ids outside 0 .. UINT32_MAX are not in R).
+ * Walk order gives them ascending; otherwise they are sorted first. */
+static size_t rank_count (struct ritem *it, size_t n, int kind)
+{
+    size_t c = 0;
+    int64_t last = -1;
+
+    for (size_t i = 0; i < n; i++)
+        if (in_r (&it[i], kind) && it[i].id <= last) {
+            qsort (it, n, sizeof (*it), ritem_kind_id_cmp);
+            break;
+        } else if (in_r (&it[i], kind))
+            last = it[i].id;
+    last = -1;
+    for (size_t i = 0; i < n; i++)
+        if (in_r (&it[i], kind) && it[i].id != last) {
+            c++;
+            last = it[i].id;
+        }
+    return c;
+}
+
+ssize_t rp_matcher_job_count (const struct rp_matcher *m, uint64_t jobid,
+                              const char *type)
+{
+    const struct job *j = m ? match_job_find (m, jobid) : NULL;
+    int kind;
+    size_t k, c = 0;
+    struct ritem *it;
+
+    if (!m || !type) {
+        errno = EINVAL;
+        return -1;
+    }
+    kind = strcmp (type, "core") == 0  ? 0
+           : strcmp (type, "gpu") == 0 ? 1
+           : strcmp (type, "node") == 0 ? 2
+                                        : -1;
+    if (kind < 0 || !j) {
+        errno = kind < 0 ? EINVAL : ENOENT;
+        return -1;
+    }
+    if (!(it = rank_items (m, j->holds, j->nholds, &k))) {
+        errno = ENOMEM;
+        return -1;
+    }
+    for (size_t i = 0, e; i < k; i = e) {
+        e = rank_end (it, i, k);
+        c += kind == 2 ? 1 : rank_count (&it[i], e - i, kind);
+    }
+    free (it);
+    return (ssize_t)c;
+}
+
+struct rp_hostlist *rp_matcher_job_nodelist (const struct rp_matcher *m,
+                                             uint64_t jobid)
+{
+    const struct job *j = m ? match_job_find (m, jobid) : NULL;
+    struct rp_hostlist *hl = NULL;
+    struct ritem *it = NULL;
+    char *s = NULL;
+    size_t k, len = 0, cap = 0;
+
+    if (!j) {
+        errno = m ? ENOENT : EINVAL;
+        return NULL;
+    }
+    if (!(it = rank_items (m, j->holds, j->nholds, &k)))
+        goto nomem;
+    /* R's nodelist: its targets' host names in rank order (every one was
+     * checked when the job was allocated), one string decoded once */
+    for (size_t i = 0; i < k; i = rank_end (it, i, k)) {
+        const char *h = target_host (m, it[i].tv, NULL);
+        size_t n = h ? strlen (h) : 0;
+        while (len + n + 2 > cap)
+            if (match_grow ((void **)&s, &cap, 1) < 0)
+                goto nomem;
+        if (len > 0)
+            s[len++] = ',';
+        memcpy (s + len, h ? h : "", n);
+        len += n;
+    }
+    hl = rp_hostlist_decode (s ? (s[len] = '\0', s) : "", NULL);
+    free (it);
+    free (s);
+    return hl;
+nomem:
+    free (it);
+    free (s);
+    errno = ENOMEM;
+    return NULL;
 }
 
 static int hold_vcmp (const void *a, const void *b)

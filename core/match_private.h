@@ -5,8 +5,8 @@
  * match_request.c turns a jobspec into requests, match_walk.c walks the
  * graph and selects candidates, match_holds.c applies and undoes what a
  * match holds, match_verify.c checks a proposal before
- * it is committed, match_output.c writes R and its scheduling key,
- * match_jobs.c keeps the job records (free, release, hello, check,
+ * it is committed, match_output.c writes R and its scheduling key (and
+ * counts what a job holds as R would show it), match_jobs.c keeps the job records (free, release, hello, check,
  * stat), match_reason.c says why a match came out as it did.
  */
 #ifndef RESPOL_MATCH_PRIVATE_H
@@ -33,11 +33,22 @@ enum hold_kind {
     HOLD_ANCESTOR = 3, /* shared hold of an ancestor */
 };
 
+/* Holds of a subtree taken whole in one step (gstate_take_whole): the
+ * first, at the subtree's root, is WHOLE_ROOT, the others of the subtree
+ * (after it, in pre-order) WHOLE_PART; the root's undo puts them all
+ * back (gstate_put_whole), theirs change nothing in the state. */
+enum hold_whole {
+    WHOLE_NONE = 0,
+    WHOLE_ROOT = 1,
+    WHOLE_PART = 2,
+};
+
 struct hold {
     rp_vertex_t v;
     uint8_t kind;
     bool exclusive;
-    bool marked; /* this hold set the match mark of v (log only) */
+    bool marked;   /* this hold set the match mark of v (log only) */
+    uint8_t whole; /* enum hold_whole */
     uint64_t amount;
     union {
         size_t unit;   /* index in the unit log (log only) */
@@ -117,6 +128,8 @@ struct rp_matcher {
     size_t acccap;
     rp_vertex_t *perm; /* order_candidates: before and after, 2 x permcap */
     size_t permcap;
+    rp_vertex_t *sub; /* match_take_whole: a subtree in pre-order */
+    size_t subcap;
     uint64_t *hrows; /* rp_match_held: rows of ntypes counts */
     size_t nhrows;
     size_t hrowcap;
@@ -362,6 +375,10 @@ struct rp_rset *match_rset_with_scheduling (const struct rp_matcher *m,
 /* The job's R without the scheduling key, built on first use; NULL on
  * ENOMEM. */
 const struct rp_rset *match_job_R (const struct rp_matcher *m, struct job *j);
+/* Check the host names of j's targets as R would (cached per vertex):
+ * 0, or -1 with error set. */
+int match_job_hosts_check (const struct rp_matcher *m, const struct job *j,
+                           rp_error_t *error);
 
 /* match_jobs.c */
 struct job *match_job_find (const struct rp_matcher *m, uint64_t jobid);

@@ -61,6 +61,7 @@
 #include <respol/config.h>
 #include <respol/error.h>
 #include <respol/graph.h>
+#include <respol/hostlist.h>
 #include <respol/idset.h>
 #include <respol/jobspec.h>
 #include <respol/plugin.h>
@@ -324,6 +325,32 @@ int rp_matcher_run_late (struct rp_matcher *m, uint64_t jobid, double end,
  * job. */
 bool rp_matcher_job_time (const struct rp_matcher *m, uint64_t jobid,
                           double *start, double *end, bool *reserved);
+/* --- allocations without R ------------------------------------------- */
+
+/* Allocate as rp_matcher_allocate does (the same placement, checks and
+ * errors), without building R: for a caller that reads only what the job
+ * holds, counted (a simulator, a scheduler's accounting).  The job record
+ * keeps its holds; rp_matcher_job_rset builds R when asked.  Returns 0,
+ * or -1 with errno set as rp_matcher_allocate sets it and nothing
+ * allocated. */
+int rp_matcher_allocate_held (struct rp_matcher *m, uint64_t jobid,
+                              const struct rp_jobspec *js, double now,
+                              rp_error_t *error);
+
+/* What job jobid's R holds, counted without building R: type "node" its
+ * execution targets, "core" or "gpu" the ids of that type in R_lite,
+ * summed over the targets (as rp_rset_count of rp_matcher_job_rset).
+ * -1 with errno: ENOENT an unknown job, EINVAL another type or bad
+ * arguments, ENOMEM. */
+ssize_t rp_matcher_job_count (const struct rp_matcher *m, uint64_t jobid,
+                              const char *type);
+
+/* The host names of job jobid's targets in rank order, as
+ * rp_rset_nodelist of its R would give them, without building R.  A new
+ * list (caller destroys), or NULL with errno: ENOENT an unknown job,
+ * EINVAL bad arguments, ENOMEM. */
+struct rp_hostlist *rp_matcher_job_nodelist (const struct rp_matcher *m,
+                                             uint64_t jobid);
 
 #ifdef __cplusplus
 }

@@ -481,18 +481,19 @@ static void arrive (struct sim *s, int64_t t)
     }
 }
 
-/* The units R holds: cores, or execution targets with --unit=node. */
-static uint64_t units_of (const struct sim *s, const struct rp_rset *R)
+/* The units job id holds: cores, or execution targets with --unit=node
+ * (counted from the matcher's record: no R is built). */
+static uint64_t units_of (const struct sim *s, uint64_t id)
 {
-    ssize_t n = s->o->node_unit ? (ssize_t)rp_rset_ntargets (R)
-                                : rp_rset_count (R, "core");
+    ssize_t n =
+        rp_matcher_job_count (s->m, id, s->o->node_unit ? "node" : "core");
 
     return n > 0 ? (uint64_t)n : 0;
 }
 
-static char *where_of (const struct rp_rset *R)
+static char *where_of (const struct sim *sim, uint64_t id)
 {
-    struct rp_hostlist *hl = rp_rset_nodelist (R);
+    struct rp_hostlist *hl = rp_matcher_job_nodelist (sim->m, id);
     char *s = hl ? rp_hostlist_encode (hl) : NULL;
 
     rp_hostlist_destroy (hl);
@@ -508,10 +509,10 @@ static int try_start (struct sim *s, size_t i, size_t k, int64_t t)
     struct job *j = &s->jobs[i];
     struct rp_jobspec *js = jobspec_of (s, j);
     rp_error_t error;
-    struct rp_rset *R = rp_matcher_allocate (s->m, i + 1, js, (double)t, &error);
+    int rc = rp_matcher_allocate_held (s->m, i + 1, js, (double)t, &error);
     int errnum = errno;
 
-    if (!R) {
+    if (rc < 0) {
         if (errnum == EBUSY)
             return RP_QUEUE_NO_ROOM;
         drop_jobspec (j);
@@ -519,9 +520,8 @@ static int try_start (struct sim *s, size_t i, size_t k, int64_t t)
         return RP_QUEUE_REJECTED;
     }
     drop_jobspec (j);
-    j->units = units_of (s, R);
-    j->where = where_of (R);
-    rp_rset_destroy (R);
+    j->units = units_of (s, i + 1);
+    j->where = where_of (s, i + 1);
     j->state = RUNNING;
     j->start = t;
     j->end = t + j->run;

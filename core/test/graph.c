@@ -957,6 +957,7 @@ struct hold {
     rp_vertex_t v;
     uint64_t amount;
     bool exclusive;
+    bool whole; /* gstate_take_whole of v's subtree */
 };
 
 static bool model_path_up (const struct rp_gstate *s, rp_vertex_t v)
@@ -1015,8 +1016,26 @@ static bool classes_ok (struct rp_gstate *s, char *why, size_t size)
     return true;
 }
 
-static void test_random_states (const char *spec)
+/* gstate_take_whole (v) is possible: every vertex of the subtree could be
+ * taken whole on its own (they are independent), and none is of size 0. */
+static bool model_whole_ok (const struct rp_gstate *s, rp_vertex_t v)
 {
+    rp_vertex_t sub[4096];
+    size_t n = graph_subtree (s->g, v, sub, 4096);
+
+    for (size_t i = 0; i < n && i < 4096; i++)
+        if (!model_take_ok (s, sub[i], rp_graph_vertex_size (s->g, sub[i]),
+                            true))
+            return false;
+    return n <= 4096;
+}
+
+/* Random takes and puts, and with whole, takes and puts of whole
+ * subtrees (gstate_take_whole / gstate_put_whole), their states changed
+ * between the take and the put. */
+static void test_random_states (const char *spec, bool whole)
+{
+    size_t nwhole = 0;
     rp_error_t e;
     struct rp_graph *g = rp_graph_generate (spec, &e);
     struct rp_gstate *s = graph_live (g);
@@ -1032,7 +1051,19 @@ static void test_random_states (const char *spec)
     for (int step = 0; step < 3000 && bad == 0; step++) {
         int op = rand () % 10;
         rp_vertex_t v = (rp_vertex_t)(rand () % (int)n);
-        if (op < 5) {
+        if (op < 5 && whole && rand () % 3 == 0) {
+            bool expect = model_whole_ok (s, v);
+            int rc = gstate_take_whole (s, v);
+            if ((rc == 0) != expect) {
+                snprintf (why, sizeof (why), "take whole %u: rc %d", v, rc);
+                bad++;
+            }
+            if (rc == 0) {
+                holds[nholds++] = (struct hold){ .v = v, .whole = true };
+                nwhole++;
+            } else
+                refused++;
+        } else if (op < 5) {
             bool excl = rand () % 4 != 0;
             uint64_t amount = rand () % 8 ? 1 : (uint64_t)(rand () % 10);
             bool expect = model_take_ok (s, v, amount, excl);
@@ -1043,12 +1074,14 @@ static void test_random_states (const char *spec)
                 bad++;
             }
             if (rc == 0)
-                holds[nholds++] = (struct hold){ v, amount, excl };
+                holds[nholds++] = (struct hold){ v, amount, excl, false };
             else
                 refused++;
         } else if (op < 8 && nholds > 0) {
             size_t i = (size_t)rand () % nholds;
-            if (gstate_put (s, holds[i].v, holds[i].amount, holds[i].exclusive)
+            if ((holds[i].whole ? gstate_put_whole (s, holds[i].v)
+                                : gstate_put (s, holds[i].v, holds[i].amount,
+                                              holds[i].exclusive))
                 < 0) {
                 snprintf (why, sizeof (why), "put %u failed", holds[i].v);
                 bad++;
@@ -1078,20 +1111,75 @@ static void test_random_states (const char *spec)
         spec, indexes);
     if (bad)
         diag ("%s", why);
-    ok (nholds > 100 && refused > 100,
-        "both taken (%zu held) and refused"
+    ok (nholds > 100 && refused > 100 && (!whole || nwhole > 20),
+        "both taken (%zu held, %zu subtrees whole) and refused"
         " (%zu)",
-        nholds, refused);
+        nholds, nwhole, refused);
     while (nholds > 0) {
         nholds--;
-        gstate_put (s, holds[nholds].v, holds[nholds].amount,
-                    holds[nholds].exclusive);
+        if (holds[nholds].whole)
+            gstate_put_whole (s, holds[nholds].v);
+        else
+            gstate_put (s, holds[nholds].v, holds[nholds].amount,
+                        holds[nholds].exclusive);
     }
     for (rp_vertex_t v = 0; v < n; v++)
         rp_graph_set_state (g, v, RP_VERTEX_UP, &e);
     ok (rp_graph_subtree_idle (g, 0) && gstate_check (s, &e) == 0,
         "all released and up: idle again");
     free (holds);
+    rp_graph_destroy (g);
+}
+
+/* gstate_take_whole and gstate_put_whole: the same state as vertex by
+ * vertex, refusals that change nothing, a put after a state change
+ * below. */
+static void test_whole (void)
+{
+    rp_error_t e;
+    struct rp_graph *g = rp_graph_generate ("nodes=2,sockets=2,cores=2", &e);
+    struct rp_gstate *s = graph_live (g);
+    rp_vertex_t node0 = rp_graph_rank_vertex (g, 0);
+    rp_vertex_t sock1 = rp_graph_child_next (g, rp_graph_child_first (g, node0));
+    rp_vertex_t core = rp_graph_child_first (g, sock1);
+    rp_vertex_t sub[16];
+    size_t n = graph_subtree (g, node0, sub, 16);
+    rp_vertex_t root = rp_graph_root (g);
+
+    ok (n == 7 && sub[0] == node0 && sub[4] == sock1 && sub[5] == core,
+        "graph_subtree: node0 and its 6 vertices in pre-order");
+    ok (graph_subtree (g, node0, sub, 2) == 7 && sub[1] != node0,
+        "graph_subtree: the count past cap, the first cap filled");
+    ok (gstate_take_whole (s, node0) == 0 && gstate_check (s, &e) == 0,
+        "take whole: the aggregates and blocks recount the same");
+    ok (gstate_agg (s, root, rp_graph_type_index (g, "core")) == 4
+            && gstate_used (s, core) == 1 && gstate_free (s, node0) == 0,
+        "take whole: node0's cores gone from the root, each vertex used");
+    ok (gstate_take_whole (s, node0) < 0 && gstate_take_whole (s, sock1) < 0,
+        "take whole of a held subtree, or one below it: refused");
+    ok (gstate_put_whole (s, node0) == 0 && gstate_check (s, &e) == 0
+            && gstate_idle (s, root),
+        "put whole: idle again");
+    ok (gstate_put_whole (s, node0) < 0, "put whole of a free subtree: refused");
+    ok (gstate_take (s, core, 1, true) == 0 && gstate_take_whole (s, node0) < 0
+            && gstate_used (s, node0) == 0 && gstate_check (s, &e) == 0,
+        "take whole with one core held below: refused, nothing changed");
+    ok (gstate_put_whole (s, sock1) < 0 && gstate_used (s, core) == 1,
+        "put whole of a subtree held in part: refused, nothing changed");
+    (void)gstate_put (s, core, 1, true);
+    (void)rp_graph_set_state (g, core, RP_VERTEX_DOWN, &e);
+    ok (gstate_take_whole (s, node0) < 0, "take whole with a core down: refused");
+    (void)rp_graph_set_state (g, core, RP_VERTEX_UP, &e);
+    ok (gstate_take_whole (s, node0) == 0, "take whole once it is up");
+    (void)rp_graph_set_state (g, sock1, RP_VERTEX_DRAINED, &e);
+    ok (gstate_put_whole (s, node0) == 0 && gstate_check (s, &e) == 0
+            && gstate_used (s, node0) == 0 && gstate_used (s, core) == 0,
+        "put whole after a socket below was drained: vertex by vertex");
+    (void)rp_graph_set_state (g, sock1, RP_VERTEX_UP, &e);
+    ok (gstate_check (s, &e) == 0 && gstate_idle (s, root), "idle again");
+    (void)rp_graph_set_state (g, node0, RP_VERTEX_DOWN, &e);
+    ok (gstate_take_whole (s, core) < 0,
+        "take whole below a target that is down: refused");
     rp_graph_destroy (g);
 }
 
@@ -2005,9 +2093,13 @@ int main (void)
     test_generate ();
     test_generate_errors ();
     /* a rack of 66 nodes and sockets of 68 children: one summary level */
-    test_random_states ("nodes=66,racks=1,cores=65,gpus=2,memory=16GB");
+    test_random_states ("nodes=66,racks=1,cores=65,gpus=2,memory=16GB", false);
     /* a rack of 300 nodes: two levels */
-    test_random_states ("nodes=300,racks=1,memory=2");
+    test_random_states ("nodes=300,racks=1,memory=2", false);
+    /* whole subtrees: a rack with summaries, nodes, sockets, leaves */
+    test_random_states ("nodes=66,racks=1,cores=65,gpus=2,memory=16GB", true);
+    test_random_states ("nodes=300,racks=2,cores=2", true);
+    test_whole ();
     test_index_rebuild ();
     test_take_refusals ();
     test_check_finds ();

@@ -685,6 +685,59 @@ static void test_dot (void)
 
 /* --- subgraph_jgf --------------------------------------------------------- */
 
+/* Every vertex of a node of 130 listed, leaves first, so that each
+ * inner vertex is an ancestor before it is listed: each written once,
+ * with its own flag and amount; the cluster above once. */
+static void test_subgraph_ancestors (void)
+{
+    rp_error_t error;
+    struct rp_graph *g =
+        rp_graph_generate ("nodes=1,sockets=2,cores=64", &error);
+    size_t n = rp_graph_nvertices (g), k = 0;
+    rp_vertex_t *vs = calloc (n, sizeof (*vs));
+    uint64_t *amount = calloc (n, sizeof (*amount));
+    bool *excl = calloc (n, sizeof (*excl));
+    json_t *o;
+    char *s;
+
+    if (!g || !vs || !amount || !excl)
+        BAIL_OUT ("test_subgraph_ancestors: setup");
+    for (rp_vertex_t v = (rp_vertex_t)n; v-- > 0;)
+        if (v != rp_graph_root (g)) {
+            vs[k] = v;
+            amount[k] = 1;
+            excl[k++] = true;
+        }
+    o = rp_graph_subgraph_jgf (g, vs, amount, excl, k);
+    s = o ? json_dumps (o, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
+    ok (json_array_size (
+            json_object_get (json_object_get (o, "graph"), "nodes"))
+            == n,
+        "subgraph_jgf: %zu vertices listed below their ancestors, the"
+        " cluster above: %zu written, each once", k, n);
+    like (s, "\"exclusive\":true,\"id\":0,\"name\":\"node0\"",
+          "subgraph_jgf: a listed vertex added first as an ancestor keeps"
+          " its flag");
+    like (s, "\"exclusive\":false,\"id\":0,\"name\":\"cluster0\"",
+          "subgraph_jgf: the ancestor not listed: shared");
+    free (s);
+    json_decref (o);
+    s = rp_graph_subgraph_encode (g, vs, amount, excl, k);
+    o = rp_graph_subgraph_jgf (g, vs, amount, excl, k);
+    {
+        char *t = o ? json_dumps (o, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
+        ok (s && t && strcmp (s, t) == 0,
+            "subgraph_encode: the same text as the tree");
+        free (t);
+    }
+    free (s);
+    json_decref (o);
+    free (vs);
+    free (amount);
+    free (excl);
+    rp_graph_destroy (g);
+}
+
 static void test_subgraph (void)
 {
     rp_error_t error;
@@ -751,6 +804,7 @@ static void test_subgraph (void)
     ok (rp_graph_subgraph_jgf (g, vs, NULL, NULL, 1) == NULL && errno == EINVAL,
         "subgraph_jgf: bad vertex fails with EINVAL");
     rp_graph_destroy (g);
+    test_subgraph_ancestors ();
 }
 
 /* rp_graph_subgraph_encode writes what jansson writes of

@@ -260,6 +260,20 @@ static const struct vdef storage_graph[] = {
     { NULL, 0, 0, NULL, 0, 0, NULL },
 };
 
+/* cluster > node0 (rank 0) > socket0 > core1, core0, and socket1 > core0
+ * again with gpu0: ids out of walk order and repeated within a target. */
+static const struct vdef oddid_graph[] = {
+    { "cluster", 0, 1, NULL, -1, -1, NULL }, /* 0 */
+    { "node", 0, 1, NULL, 0, 0, NULL },      /* 1 */
+    { "socket", 0, 1, NULL, 1, -1, NULL },   /* 2 */
+    { "core", 1, 1, NULL, 2, -1, NULL },
+    { "core", 0, 1, NULL, 2, -1, NULL },
+    { "socket", 1, 1, NULL, 1, -1, NULL }, /* 5 */
+    { "core", 0, 1, NULL, 5, -1, NULL },
+    { "gpu", 0, 1, NULL, 5, -1, NULL },
+    { NULL, 0, 0, NULL, 0, 0, NULL },
+};
+
 static struct rp_graph *graph_build (const struct vdef *def)
 {
     struct rp_graph *g = rp_graph_create ();
@@ -304,6 +318,8 @@ static struct rp_matcher *matcher (const char *spec)
         g = graph_build (switch_graph);
     else if (strcmp (spec, "storage") == 0)
         g = graph_build (storage_graph);
+    else if (strcmp (spec, "oddid") == 0)
+        g = graph_build (oddid_graph);
     else if (spec[0] == '{' && !(g = rp_graph_decode_rset (spec, &e)))
         BAIL_OUT ("rp_graph_decode_rset: %s", e.text);
     else if (spec[0] != '{' && !(g = rp_graph_generate (spec, &e)))
@@ -1669,6 +1685,164 @@ static void test_explain (void)
     ok (rp_matcher_explanation (NULL) == NULL, "explain: NULL matcher");
 }
 
+/* --- allocations without R ---------------------------------------------- */
+
+/* "node N core N gpu N hosts LIST" of a job: from the matcher's counts
+ * (R NULL) or from R. */
+static void held_line (struct rp_matcher *m, uint64_t id,
+                       const struct rp_rset *R, char *buf, size_t size)
+{
+    struct rp_hostlist *hl =
+        R ? rp_rset_nodelist (R) : rp_matcher_job_nodelist (m, id);
+    char *hosts = hl ? rp_hostlist_encode (hl) : NULL;
+
+    snprintf (buf, size, "node %zd core %zd gpu %zd hosts %s",
+              R ? rp_rset_count (R, "node") : rp_matcher_job_count (m, id, "node"),
+              R ? rp_rset_count (R, "core") : rp_matcher_job_count (m, id, "core"),
+              R ? rp_rset_count (R, "gpu") : rp_matcher_job_count (m, id, "gpu"),
+              hosts ? hosts : "(null)");
+    free (hosts);
+    rp_hostlist_destroy (hl);
+}
+
+/* Each jobspec allocated with and without R, on two matchers of the same
+ * graph: the same counts and nodelist, the same R when asked. */
+static void held_same (const char *graph, const char *const *res, size_t n,
+                       const char *const *expect)
+{
+    struct rp_matcher *a = matcher (graph), *b = matcher (graph);
+    char la[512], lb[512], ra[512], rb[512];
+    rp_error_t e;
+
+    for (size_t i = 0; i < n; i++) {
+        struct rp_jobspec *js = jobspec (res[i], NULL, 0);
+        struct rp_rset *R = rp_matcher_allocate (a, i + 1, js, 5, &e);
+        int rc = rp_matcher_allocate_held (b, i + 1, js, 5, &e);
+        if (!R || rc < 0)
+            BAIL_OUT ("held_same %s %s: %s", graph, res[i], e.text);
+        held_line (a, i + 1, R, la, sizeof (la));
+        held_line (b, i + 1, NULL, lb, sizeof (lb));
+        is (lb, expect[i], "%s: %s without R: %s", graph, res[i], lb);
+        is (lb, la, "... as R counts it");
+        summary (R, ra, sizeof (ra));
+        summary (rp_matcher_job_rset (b, i + 1), rb, sizeof (rb));
+        is (rb, ra, "... and job_rset gives the same R: %s", rb);
+        ok (rp_matcher_check (b, &e) == 0, "... check passes");
+        rp_rset_destroy (R);
+        rp_jobspec_destroy (js);
+    }
+    rp_matcher_destroy (a);
+    rp_matcher_destroy (b);
+}
+
+/* A target whose name is no host name: refused without R as R refuses
+ * it, nothing held. */
+static void test_held_host (void)
+{
+    struct rp_graph *g = rp_graph_create ();
+    struct rp_jobspec *js = jobspec (L (SLOT ("1", CORE ("1"))), NULL, 0);
+    struct rp_matcher *m;
+    rp_vertex_t c, n;
+    rp_error_t e, eR;
+
+    if (!g
+        || (c = rp_graph_add_vertex (g, "cluster", NULL, 0, 1, NULL, &e))
+               == RP_VERTEX_NONE
+        || (n = rp_graph_add_vertex (g, "node", "n[0-1]", 0, 1, NULL, &e))
+               == RP_VERTEX_NONE
+        || rp_graph_add_edge (g, c, n, "containment", "contains", &e) < 0
+        || rp_graph_add_edge (g, n,
+                              rp_graph_add_vertex (g, "core", NULL, 0, 1, NULL,
+                                                   &e),
+                              "containment", "contains", &e)
+               < 0
+        || rp_graph_set_rank (g, n, 0, &e) < 0 || rp_graph_finalize (g, &e) < 0
+        || !(m = rp_matcher_create (g, &e)))
+        BAIL_OUT ("test_held_host: %s", e.text);
+    errno = 0;
+    ok (rp_matcher_allocate_held (m, 1, js, 0, &e) < 0 && errno == EINVAL,
+        "held: a target named as no host: EINVAL");
+    is (e.text, "host name \"n[0-1]0\" is not a single host",
+        "with its message");
+    ok (!rp_matcher_allocate (m, 1, js, 0, &eR) && !strcmp (e.text, eR.text),
+        "as allocate says it");
+    ok (rp_matcher_njobs (m) == 0 && rp_matcher_check (m, &e) == 0
+            && gstate_idle (graph_live (rp_matcher_graph (m)),
+                            rp_graph_root (rp_matcher_graph (m))),
+        "nothing held");
+    rp_jobspec_destroy (js);
+    rp_matcher_destroy (m);
+}
+
+static void test_allocate_held (void)
+{
+    static const char *const gen[] = {
+        L (XNODE ("1", SLOT ("1", CORE ("1")))),
+        L (SLOT ("3", CORE ("1"))),
+        L (SLOT ("2", NODE ("1", CORE ("2") "," GPU ("1")))),
+        L (SLOT ("1", CORE ("1") "," GPU ("1"))),
+    };
+    static const char *const gen_expect[] = {
+        "node 1 core 4 gpu 2 hosts node0",
+        "node 1 core 3 gpu 0 hosts node1",
+        "node 2 core 8 gpu 4 hosts node[2-3]", /* a node in a slot: whole */
+        "node 1 core 1 gpu 1 hosts node1",
+    };
+    static const char *const odd[] = { L (XNODE ("1", SLOT ("1", CORE ("1")))) };
+    static const char *const odd_expect[] = {
+        "node 1 core 2 gpu 1 hosts node0",
+    };
+    struct rp_matcher *m = matcher ("nodes=2,cores=2");
+    struct rp_jobspec *js = jobspec (L (SLOT ("3", CORE ("1"))), NULL, 0);
+    rp_error_t e, eR;
+    struct rp_rset *R;
+
+    held_same ("nodes=4,sockets=2,cores=2,gpus=2", gen, 4, gen_expect);
+    held_same ("oddid", odd, 1, odd_expect);
+
+    ok (rp_matcher_allocate_held (m, 1, js, 0, &e) == 0, "held: job 1");
+    errno = 0;
+    ok (rp_matcher_allocate_held (m, 1, js, 0, &e) < 0 && errno == EEXIST,
+        "held: the same id again fails with EEXIST");
+    is (e.text, "job 1 already holds resources", "with its message");
+    errno = 0;
+    ok (rp_matcher_allocate_held (m, 2, js, 0, &e) < 0 && errno == EBUSY,
+        "held: no room fails with EBUSY");
+    R = rp_matcher_allocate (m, 2, js, 0, &eR);
+    ok (!R && strcmp (e.text, eR.text) == 0,
+        "with allocate's message: %s", e.text);
+    ok (rp_matcher_njobs (m) == 1 && rp_matcher_check (m, &e) == 0,
+        "a failed allocation holds nothing");
+    errno = 0;
+    ok (rp_matcher_allocate_held (m, 3, NULL, 0, &e) < 0 && errno == EINVAL,
+        "held: no jobspec fails with EINVAL");
+    ok (rp_matcher_allocate_held (NULL, 3, js, 0, &e) < 0 && errno == EINVAL,
+        "held: no matcher fails with EINVAL");
+    errno = 0;
+    ok (rp_matcher_job_count (m, 9, "core") < 0 && errno == ENOENT,
+        "job_count of an unknown job: ENOENT");
+    errno = 0;
+    ok (rp_matcher_job_count (m, 1, "socket") < 0 && errno == EINVAL,
+        "job_count of a type R_lite does not count: EINVAL");
+    errno = 0;
+    ok (rp_matcher_job_count (m, 1, NULL) < 0 && errno == EINVAL
+            && rp_matcher_job_count (NULL, 1, "core") < 0,
+        "job_count with bad arguments: EINVAL");
+    errno = 0;
+    ok (!rp_matcher_job_nodelist (m, 9) && errno == ENOENT,
+        "job_nodelist of an unknown job: ENOENT");
+    errno = 0;
+    ok (!rp_matcher_job_nodelist (NULL, 1) && errno == EINVAL,
+        "job_nodelist with no matcher: EINVAL");
+    ok (rp_matcher_free (m, 1, &e) == 0 && rp_matcher_njobs (m) == 0
+            && gstate_idle (graph_live (rp_matcher_graph (m)),
+                            rp_graph_root (rp_matcher_graph (m))),
+        "a job allocated without R frees as any other");
+    rp_jobspec_destroy (js);
+    rp_matcher_destroy (m);
+    test_held_host ();
+}
+
 int main (void)
 {
     plan (NO_PLAN);
@@ -1687,5 +1861,6 @@ int main (void)
     test_accessors ();
     test_held ();
     test_explain ();
+    test_allocate_held ();
     return done_testing ();
 }
