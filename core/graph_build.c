@@ -11,8 +11,7 @@
  * The memory of the graph (graph_memory, and R's own) is estimated
  * before anything is built: an R of a few bytes can name billions of
  * cores.  rp_graph_decode_rset estimates it from R_lite's counts before R
- * is even expanded into targets, and drops the JSON tree of R before it
- * builds.
+ * is even expanded into targets (core/rset.c reads R_lite as text).
  *
  * From hwloc: cluster0 > node (rank, host name) > "socket" per Package
  * (hwloc logical index) > "numanode" per NUMA node, only when a package
@@ -40,6 +39,7 @@
 
 #include "core/graph_private.h"
 #include "core/rhwloc_private.h"
+#include "core/rset_private.h"
 
 #define GB 1000000000ULL
 
@@ -261,33 +261,22 @@ error:;
     return NULL;
 }
 
-/* Parsed as rp_rset_decode parses (and words a syntax error), sized,
- * decoded, and the tree dropped before the graph is built. */
+static int rset_memory_check (size_t targets, uint64_t cores, uint64_t gpus,
+                              void *arg, rp_error_t *error)
+{
+    (void)arg;
+    return rset_memory (targets, cores, gpus, NULL, error);
+}
+
+/* Decoded as rp_rset_decode decodes (and words an error), sized from
+ * R_lite before R is expanded into targets. */
 struct rp_graph *rp_graph_decode_rset (const char *s, rp_error_t *error)
 {
-    size_t targets;
-    uint64_t cores, gpus;
-    struct rp_rset *R = NULL;
+    struct rp_rset *R;
     struct rp_graph *g;
-    json_error_t jerr;
-    json_t *o;
-    int saved_errno;
 
-    if (!s)
-        return rp_error_set (error, EINVAL, "R: input is NULL"), NULL;
-    if (!(o = json_loads (s, JSON_REJECT_DUPLICATES, &jerr)))
-        return rp_error_set (error, EINVAL, "R: line %d column %d: %s",
-                             jerr.line, jerr.column, jerr.text),
-               NULL;
-    if (rp_rset_size_json (o, &targets, &cores, &gpus, error) == 0
-        && rset_memory (targets, cores, gpus, NULL, error) == 0)
-        R = rp_rset_from_json (o, error);
-    saved_errno = errno;
-    json_decref (o);
-    if (!R) {
-        errno = saved_errno;
+    if (!(R = rset_decode_checked (s, rset_memory_check, NULL, error)))
         return NULL;
-    }
     g = rp_graph_from_rset (R, error);
     rp_rset_destroy (R);
     return g;
