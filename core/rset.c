@@ -859,6 +859,19 @@ const struct rp_idset *rp_rset_gpus (const struct rp_rset *r, unsigned int rank)
     return t ? t->ch->gpus : NULL;
 }
 
+bool rset_target_at (const struct rp_rset *r, size_t i, unsigned int *rank,
+                     const char **host, const struct rp_idset **cores,
+                     const struct rp_idset **gpus)
+{
+    if (!r || i >= r->n)
+        return false;
+    *rank = r->t[i].rank;
+    *host = r->t[i].host;
+    *cores = r->t[i].ch->cores;
+    *gpus = r->t[i].ch->gpus;
+    return true;
+}
+
 long rp_rset_rank_of (const struct rp_rset *r, const char *hostname)
 {
     ssize_t i;

@@ -23,6 +23,13 @@ int rset_add_target_taken (struct rp_rset *r, unsigned int rank,
                            const char *hostname, struct rp_idset *cores,
                            struct rp_idset *gpus, rp_error_t *error);
 
+/* Target i of r (0 <= i < rp_rset_ntargets, in rank order), borrowed
+ * until r changes: its rank, host name, cores and GPUs.  False past the
+ * end. */
+bool rset_target_at (const struct rp_rset *r, size_t i, unsigned int *rank,
+                     const char **host, const struct rp_idset **cores,
+                     const struct rp_idset **gpus);
+
 /* What R_lite names, before R is expanded into targets: 0 to go on, or -1
  * with the error set. */
 typedef int (*rset_size_check_f) (size_t targets, uint64_t cores,
