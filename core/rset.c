@@ -1795,32 +1795,37 @@ static bool scan_rlite (struct jscan *s, struct rtext *rt)
     return !s->bad;
 }
 
-/* Host names to a NUL-terminated copy: rp_hostlist_append reads one. */
+/* A host name (or hostlist) of len bytes at str: rp_hostlist_append
+ * reads a NUL-terminated copy. */
+static bool append_host (struct rp_hostlist *hl, const char *str, size_t len)
+{
+    char buf[256], *name = len < sizeof (buf) ? buf : malloc (len + 1);
+    rp_error_t e;
+    bool ok;
+
+    if (!name)
+        return false;
+    memcpy (name, str, len);
+    name[len] = '\0';
+    ok = rp_hostlist_append (hl, name, &e) >= 0;
+    if (name != buf)
+        free (name);
+    return ok;
+}
+
 static bool scan_nodelist (struct jscan *s, struct rtext *rt)
 {
-    char buf[256], *name = buf;
     const char *str;
     size_t len;
-    bool first = true, ok = true;
-    rp_error_t e;
+    bool first = true;
 
     if (rt->hl || !jscan_expect (s, '[') || !(rt->hl = rp_hostlist_create ()))
         return false;
-    while (ok && jscan_next (s, ']', &first)) {
-        if (!(ok = jscan_string (s, &str, &len)))
-            break;
-        if (len >= sizeof (buf) && !(ok = (name = strndup (str, len))))
-            break;
-        if (name == buf) {
-            memcpy (buf, str, len);
-            buf[len] = '\0';
-        }
-        ok = rp_hostlist_append (rt->hl, name, &e) >= 0;
-        if (name != buf)
-            free (name);
-        name = buf;
+    while (jscan_next (s, ']', &first)) {
+        if (!jscan_string (s, &str, &len) || !append_host (rt->hl, str, len))
+            return false;
     }
-    return ok && !s->bad;
+    return !s->bad;
 }
 
 static bool scan_execution (struct jscan *s, struct rtext *rt)

@@ -642,6 +642,28 @@ static void test_rfc_example (void)
     rp_rset_destroy (tree);
 }
 
+/* A nodelist string longer than the reader's buffer for host names. */
+static void test_long_nodelist (void)
+{
+    static struct text t;
+    rp_error_t e1, e2;
+    struct rp_rset *txt, *tree;
+
+    t.len = 0;
+    put (&t, "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":"
+             "\"0-99\",\"children\":{\"core\":\"0\"}}],\"nodelist\":[\"");
+    for (int i = 0; i < 100; i++)
+        put (&t, i ? ",longhostname%d" : "longhostname%d", i);
+    put (&t, "\"]}}");
+    txt = rset_decode_text (t.s, NULL, NULL, &e1);
+    tree = rset_decode_tree (t.s, NULL, NULL, &e2);
+    ok (t.len > 1000 && txt && tree && same_set (txt, tree)
+            && strcmp (rp_rset_hostname (txt, 99), "longhostname99") == 0,
+        "a nodelist string of %zu bytes is read as text", t.len);
+    rp_rset_destroy (txt);
+    rp_rset_destroy (tree);
+}
+
 /* What the text reader gives up on, rp_rset_decode still reads. */
 static void test_not_plain (void)
 {
@@ -671,6 +693,7 @@ int main (void)
     test_scan_lists ();
     test_null ();
     test_rfc_example ();
+    test_long_nodelist ();
     test_not_plain ();
     test_random ();
     done_testing ();
