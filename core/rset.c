@@ -11,11 +11,19 @@
  * the targets sorted by host name, built on first use and dropped when the
  * targets change.
  *
- * Cost.  Decode sorts the rank ranges of all R_lite entries to find a rank
- * named twice without expanding a range, then expands them in rank order:
- * O(E log E + n).  Encode groups targets whose children are equal by
- * sorting them on the encoded strings of their children (encoded once per
- * shared record): O(n log n), never a pairwise comparison.  add, append,
+ * Cost.  Decode reads R_lite and the nodelist from the text in place
+ * (core/jscan.h), every other key (small: version, properties, times,
+ * scheduling, unknown keys) as a jansson value of its own.  Text that
+ * reader does not take (not plain, see jscan.h) or that is not valid R is
+ * read again through jansson's tree of the whole document, the decode R
+ * always had, which words the error: the messages are that decode's, and
+ * what the text reader accepts it accepts (core/test/rset_text.c compares
+ * the two on random R and mutations of it).  Decode then sorts the rank
+ * ranges of all R_lite entries to find a rank named twice without
+ * expanding a range, and expands them in rank order: O(E log E + n).
+ * Encode groups targets whose children are equal by sorting them on the
+ * encoded strings of their children (encoded once per shared record):
+ * O(n log n), never a pairwise comparison.  add, append,
  * union, diff, intersect, subset, equal and verify walk both target arrays
  * together: O(n + m) idset operations.  A function that changes a set in
  * place builds the result aside and swaps it in, so on failure the set is
@@ -28,9 +36,8 @@
  * text, and that tree outgrows the CPU caches from a few thousand targets
  * on.  So the compact encoding writes R_lite as text itself rather than
  * build, dump and free that tree (85% of its time at 16k targets, see
- * "encode: compact text" below).  Decode cannot avoid it: json_loads
- * builds the tree and json_delete frees it, and those two are most of the
- * time of a decode.
+ * "encode: compact text" below).  Decode for the same reason reads the
+ * text itself: json_loads and json_delete were most of its time.
  *
  * Decisions (see doc/conformance.md):
  * - Strict decode.  Duplicate JSON keys, unknown keys of an R_lite entry
@@ -73,6 +80,7 @@
 
 #include "respol/rset.h"
 
+#include "core/jscan.h"
 #include "core/jtext.h"
 #include "core/rset_private.h"
 
@@ -851,6 +859,19 @@ const struct rp_idset *rp_rset_gpus (const struct rp_rset *r, unsigned int rank)
     return t ? t->ch->gpus : NULL;
 }
 
+bool rset_target_at (const struct rp_rset *r, size_t i, unsigned int *rank,
+                     const char **host, const struct rp_idset **cores,
+                     const struct rp_idset **gpus)
+{
+    if (!r || i >= r->n)
+        return false;
+    *rank = r->t[i].rank;
+    *host = r->t[i].host;
+    *cores = r->t[i].ch->cores;
+    *gpus = r->t[i].ch->gpus;
+    return true;
+}
+
 long rp_rset_rank_of (const struct rp_rset *r, const char *hostname)
 {
     ssize_t i;
@@ -1604,11 +1625,16 @@ struct rp_rset *rp_rset_from_json (const json_t *o, rp_error_t *error)
     return rset_from_json (o, true, error);
 }
 
-struct rp_rset *rp_rset_decode (const char *s, rp_error_t *error)
+/* The decode R had before it was read as text: jansson's tree of the
+ * whole document, sized and checked first when asked. */
+struct rp_rset *rset_decode_tree (const char *s, rset_size_check_f check,
+                                  void *arg, rp_error_t *error)
 {
     json_error_t jerr;
     json_t *o;
-    struct rp_rset *r;
+    struct rp_rset *r = NULL;
+    size_t targets;
+    uint64_t cores, gpus;
     int saved_errno;
 
     if (!s) {
@@ -1620,11 +1646,292 @@ struct rp_rset *rp_rset_decode (const char *s, rp_error_t *error)
                       jerr.column, jerr.text);
         return NULL;
     }
-    r = rset_from_json (o, false, error);
+    if (!check
+        || (rp_rset_size_json (o, &targets, &cores, &gpus, error) == 0
+            && check (targets, cores, gpus, arg, error) == 0))
+        r = rset_from_json (o, false, error);
     saved_errno = errno;
     json_decref (o);
     errno = saved_errno;
     return r;
+}
+
+/* --- decode: R read as text ---------------------------------------------- */
+
+/* R as the text reader finds it: R_lite's entries and the nodelist read
+ * in place, every other key a jansson value of its own (small, and kept
+ * verbatim or checked as rset_from_json checks it). */
+struct rtext {
+    json_t *top;  /* top level keys but execution */
+    json_t *exec; /* execution keys but R_lite and nodelist */
+    bool has_exec;
+    bool has_rlite;
+    struct rlite rl;
+    size_t alloc; /* of rl.ranks and rl.ch */
+    struct rp_hostlist *hl;
+};
+
+static void rtext_free (struct rtext *rt)
+{
+    json_decref (rt->top);
+    json_decref (rt->exec);
+    rlite_free (&rt->rl);
+    rp_hostlist_destroy (rt->hl);
+}
+
+/* A value that is not read here: jansson's, under its key, once. */
+static bool scan_other (struct jscan *s, json_t *dst, const char *key,
+                        size_t klen)
+{
+    const char *v;
+    size_t vlen;
+    json_t *o;
+
+    if (!jscan_value (s, &v, &vlen) || json_object_getn (dst, key, klen))
+        return false;
+    if (!(o = json_loadb (v, vlen, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES,
+                          NULL)))
+        return false;
+    return json_object_setn_new (dst, key, klen, o) == 0;
+}
+
+/* An idset string, once: *ids still NULL. */
+static bool scan_idset (struct jscan *s, struct rp_idset **ids)
+{
+    rp_error_t e;
+    const char *str;
+    size_t len;
+
+    return !*ids && jscan_string (s, &str, &len)
+           && (*ids = rp_idset_ndecode (str, len, &e));
+}
+
+static bool scan_children (struct jscan *s, struct rp_idset **cores,
+                           struct rp_idset **gpus)
+{
+    const char *key;
+    size_t klen;
+    bool first = true;
+
+    if (*cores || !jscan_expect (s, '{'))
+        return false;
+    while (jscan_next (s, '}', &first)) {
+        if (!jscan_key (s, &key, &klen))
+            return false;
+        if (jscan_is (key, klen, "core")  ? !scan_idset (s, cores)
+            : jscan_is (key, klen, "gpu") ? !scan_idset (s, gpus)
+                                          : true)
+            return false;
+    }
+    return !s->bad && *cores;
+}
+
+static bool scan_entry (struct jscan *s, struct rp_idset **ranks,
+                        struct children **chp)
+{
+    struct rp_idset *cores = NULL, *gpus = NULL;
+    const char *key;
+    size_t klen;
+    bool first = true;
+
+    if (!jscan_expect (s, '{'))
+        return false;
+    while (jscan_next (s, '}', &first)) {
+        if (!jscan_key (s, &key, &klen))
+            goto done;
+        if (jscan_is (key, klen, "rank") ? !scan_idset (s, ranks)
+            : jscan_is (key, klen, "children")
+                ? !scan_children (s, &cores, &gpus)
+                : true)
+            goto done;
+    }
+    if (!s->bad && *ranks && !rp_idset_empty (*ranks) && cores) {
+        /* children_create takes both, also on failure */
+        *chp = children_create (cores, gpus ? gpus : rp_idset_create ());
+        return *chp != NULL;
+    }
+done:
+    rp_idset_destroy (cores);
+    rp_idset_destroy (gpus);
+    return false;
+}
+
+static bool grow_rlite (struct rtext *rt)
+{
+    size_t n = rt->alloc ? rt->alloc * 2 : 16;
+    struct rp_idset **ranks;
+    struct children **ch;
+
+    if (!(ranks = realloc (rt->rl.ranks, n * sizeof (*ranks))))
+        return false;
+    rt->rl.ranks = ranks;
+    if (!(ch = realloc (rt->rl.ch, n * sizeof (*ch))))
+        return false;
+    rt->rl.ch = ch;
+    rt->alloc = n;
+    return true;
+}
+
+static bool scan_rlite (struct jscan *s, struct rtext *rt)
+{
+    struct rlite *rl = &rt->rl;
+    bool first = true;
+
+    if (rt->has_rlite || !jscan_expect (s, '['))
+        return false;
+    rt->has_rlite = true;
+    while (jscan_next (s, ']', &first)) {
+        size_t i = rl->nentries;
+        if (i == rt->alloc && !grow_rlite (rt))
+            return false;
+        rl->ranks[i] = NULL;
+        rl->ch[i] = NULL;
+        if (!scan_entry (s, &rl->ranks[i], &rl->ch[i])) {
+            rp_idset_destroy (rl->ranks[i]);
+            return false;
+        }
+        rl->nentries++;
+    }
+    return !s->bad;
+}
+
+/* A host name (or hostlist) of len bytes at str: rp_hostlist_append
+ * reads a NUL-terminated copy. */
+static bool append_host (struct rp_hostlist *hl, const char *str, size_t len)
+{
+    char buf[256], *name = len < sizeof (buf) ? buf : malloc (len + 1);
+    rp_error_t e;
+    bool ok;
+
+    if (!name)
+        return false;
+    memcpy (name, str, len);
+    name[len] = '\0';
+    ok = rp_hostlist_append (hl, name, &e) >= 0;
+    if (name != buf)
+        free (name);
+    return ok;
+}
+
+static bool scan_nodelist (struct jscan *s, struct rtext *rt)
+{
+    const char *str;
+    size_t len;
+    bool first = true;
+
+    if (rt->hl || !jscan_expect (s, '[') || !(rt->hl = rp_hostlist_create ()))
+        return false;
+    while (jscan_next (s, ']', &first)) {
+        if (!jscan_string (s, &str, &len) || !append_host (rt->hl, str, len))
+            return false;
+    }
+    return !s->bad;
+}
+
+static bool scan_execution (struct jscan *s, struct rtext *rt)
+{
+    const char *key;
+    size_t klen;
+    bool first = true;
+
+    if (rt->has_exec || !jscan_expect (s, '{'))
+        return false;
+    rt->has_exec = true;
+    while (jscan_next (s, '}', &first)) {
+        if (!jscan_key (s, &key, &klen))
+            return false;
+        if (jscan_is (key, klen, "R_lite") ? !scan_rlite (s, rt)
+            : jscan_is (key, klen, "nodelist")
+                ? !scan_nodelist (s, rt)
+                : !scan_other (s, rt->exec, key, klen))
+            return false;
+    }
+    return !s->bad;
+}
+
+static bool scan_r (const char *text, struct rtext *rt)
+{
+    struct jscan s = { .p = text };
+    const char *key;
+    size_t klen;
+    bool first = true;
+
+    if (!(rt->top = json_object ()) || !(rt->exec = json_object ())
+        || !jscan_expect (&s, '{'))
+        return false;
+    while (jscan_next (&s, '}', &first)) {
+        if (!jscan_key (&s, &key, &klen))
+            return false;
+        if (jscan_is (key, klen, "execution")
+                ? !scan_execution (&s, rt)
+                : !scan_other (&s, rt->top, key, klen))
+            return false;
+    }
+    return jscan_end (&s) && rt->has_exec && rt->has_rlite && rt->hl;
+}
+
+static int rlite_counts (const struct rlite *rl, uint64_t *cores,
+                         uint64_t *gpus)
+{
+    *cores = *gpus = 0;
+    for (size_t i = 0; i < rl->nentries; i++) {
+        uint64_t n = rp_idset_count (rl->ranks[i]);
+        *cores += n * rp_idset_count (rl->ch[i]->cores);
+        *gpus += n * rp_idset_count (rl->ch[i]->gpus);
+    }
+    return 0;
+}
+
+/* R from what scan_r read, checked as rset_from_json checks it. */
+static struct rp_rset *rset_from_text (struct rtext *rt,
+                                       rset_size_check_f check, void *arg,
+                                       rp_error_t *error)
+{
+    struct rp_rset *r = NULL;
+    uint64_t cores, gpus;
+
+    if (decode_version (rt->top, error) < 0 || make_spans (&rt->rl, error) < 0
+        || check_spans (&rt->rl, error) < 0
+        || rp_hostlist_count (rt->hl) != rt->rl.ntargets
+        || (check && rlite_counts (&rt->rl, &cores, &gpus) == 0
+            && check (rt->rl.ntargets, cores, gpus, arg, error) < 0)
+        || !(r = rp_rset_create ())
+        || expand_targets (r, &rt->rl, rt->hl, error) < 0
+        || decode_properties (r, rt->exec, error) < 0
+        || decode_times (r, rt->exec, error) < 0
+        || check_opaque (rt->top, rt->exec, error) < 0
+        || keep_opaque (r, rt->top, rt->exec, false, error) < 0) {
+        rp_rset_destroy (r);
+        return NULL;
+    }
+    return r;
+}
+
+struct rp_rset *rset_decode_text (const char *s, rset_size_check_f check,
+                                  void *arg, rp_error_t *error)
+{
+    struct rtext rt = { 0 };
+    struct rp_rset *r = NULL;
+
+    if (s && scan_r (s, &rt))
+        r = rset_from_text (&rt, check, arg, error);
+    rtext_free (&rt);
+    return r;
+}
+
+/* Text that is not read here, or not valid R, is read again by
+ * rset_decode_tree, which words the error as it always has. */
+struct rp_rset *rset_decode_checked (const char *s, rset_size_check_f check,
+                                     void *arg, rp_error_t *error)
+{
+    struct rp_rset *r = rset_decode_text (s, check, arg, error);
+
+    return r ? r : rset_decode_tree (s, check, arg, error);
+}
+
+struct rp_rset *rp_rset_decode (const char *s, rp_error_t *error)
+{
+    return rset_decode_checked (s, NULL, NULL, error);
 }
 
 /* --- bounds --------------------------------------------------------------- */

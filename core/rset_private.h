@@ -23,4 +23,35 @@ int rset_add_target_taken (struct rp_rset *r, unsigned int rank,
                            const char *hostname, struct rp_idset *cores,
                            struct rp_idset *gpus, rp_error_t *error);
 
+/* Target i of r (0 <= i < rp_rset_ntargets, in rank order), borrowed
+ * until r changes: its rank, host name, cores and GPUs.  False past the
+ * end. */
+bool rset_target_at (const struct rp_rset *r, size_t i, unsigned int *rank,
+                     const char **host, const struct rp_idset **cores,
+                     const struct rp_idset **gpus);
+
+/* What R_lite names, before R is expanded into targets: 0 to go on, or -1
+ * with the error set. */
+typedef int (*rset_size_check_f) (size_t targets, uint64_t cores,
+                                  uint64_t gpus, void *arg,
+                                  rp_error_t *error);
+
+/* rp_rset_decode, with check (when not NULL) called once R_lite is read
+ * and before it is expanded (rp_rset_size_json's counts).  Caller must
+ * destroy the result. */
+struct rp_rset *rset_decode_checked (const char *s, rset_size_check_f check,
+                                     void *arg, rp_error_t *error);
+
+/* The reader of the text alone: R, or NULL for text that it does not read
+ * (not plain, see core/jscan.h) or that is not valid R, error then
+ * unspecified. */
+struct rp_rset *rset_decode_text (const char *s, rset_size_check_f check,
+                                  void *arg, rp_error_t *error);
+
+/* The same through jansson's tree of the whole text: what
+ * rset_decode_checked falls back on to word an error, and what the tests
+ * compare it with. */
+struct rp_rset *rset_decode_tree (const char *s, rset_size_check_f check,
+                                  void *arg, rp_error_t *error);
+
 #endif

@@ -211,6 +211,23 @@ test_expect_success 'decode: concatenated R give their union' '
 	printf "%s%s" "$(cat A)" "$(cat B)" | respol R decode >out &&
 	test_cmp "$D/union.expected" out
 '
+test_expect_success 'decode: a duplicate key in the stream: the last one wins' '
+	echo "{\"version\":2,\"version\":1,\"execution\":{\"R_lite\":[],\"nodelist\":[]}}" >dup &&
+	respol R decode <dup >out &&
+	echo "{\"execution\":{\"R_lite\":[],\"expiration\":0.0,\"nodelist\":[],\"starttime\":0.0},\"version\":1}" >expected &&
+	test_cmp expected out
+'
+test_expect_success 'decode: escapes in R_lite and the nodelist' '
+	echo "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":\"\\u0030\",\"children\":{\"core\":\"0\"}}],\"nodelist\":[\"\\u0061\"]}}" >esc &&
+	respol R decode <esc >out &&
+	respol R encode -r 0 -c 0 -H a >expected &&
+	test_cmp expected out
+'
+test_expect_success 'decode: a syntax error after a good R is worded by line' '
+	{ cat "$D/flux-core.json" && echo "{\"version\":1,"; } >bad &&
+	test_error 1 "respol: R: decode: stdin: line 3: string or '"'"'}'"'"' expected near end of file" \
+		respol R decode <bad
+'
 test_expect_success 'decode --short groups identical children' '
 	echo "rank[0-1]/core[0-3],gpu0 rank[2-3]/core[0-3]" >expected &&
 	respol R decode --short <"$D/flux-core.json" >out &&

@@ -117,16 +117,32 @@ static const char *origin (size_t i, size_t n)
 }
 
 /* Decode every R on stdin; die on bad input or when there is none.  What
- * was read is freed before dying, so leak checkers stay quiet. */
+ * was read is freed before dying, so leak checkers stay quiet.  Each
+ * object's text goes to rp_rset_decode; where one does not decode so
+ * (an error, a duplicate key), the whole stream is read again as JSON,
+ * whose answer and messages stand (cmd_decode_rsets). */
 static struct rlist read_rlist (const char *sub)
 {
     char prog[32];
     json_t *a;
     struct rlist l;
     rp_error_t error;
+    char *buf;
+    size_t len;
 
     snprintf (prog, sizeof (prog), "%s: %s", SUB, sub);
-    a = cmd_read_json_stream (prog, stdin);
+    cmd_memory_limit (prog, NULL);
+    buf = cmd_read_rset (prog, stdin, "stdin", &len);
+    if ((l.r = cmd_decode_rsets (buf, len, &l.n))) {
+        free (buf);
+        if (l.n == 0) {
+            free (l.r);
+            cmd_die (SUB, "%s: no R on stdin", sub);
+        }
+        return l;
+    }
+    a = cmd_json_stream (prog, buf, len);
+    free (buf);
     l.n = json_array_size (a);
     if (l.n == 0 || !(l.r = calloc (l.n, sizeof (l.r[0])))) {
         json_decref (a);

@@ -155,6 +155,20 @@ char *cmd_read_rset (const char *sub, FILE *stream, const char *name,
  * with "respol: SUB: stdin: line:col: message" on a syntax error. */
 json_t *cmd_read_json_stream (const char *sub, FILE *stream);
 
+/* The same from text read by cmd_read_rset (len bytes at buf). */
+json_t *cmd_json_stream (const char *sub, const char *buf, size_t len);
+
+/* The R objects of such text, each decoded from its own text by
+ * rp_rset_decode (R_lite read in place, no JSON tree): an array of *np
+ * (caller frees with cmd_rsets_free), or NULL when an object is not
+ * decoded so, or the text is not a stream of objects: the caller then
+ * reads it with cmd_json_stream and rp_rset_from_json, whose answer and
+ * messages stand (that reading takes duplicate keys, the last one
+ * winning; rp_rset_decode refuses them).  buf is changed while it is
+ * read and restored. */
+struct rp_rset **cmd_decode_rsets (char *buf, size_t len, size_t *np);
+void cmd_rsets_free (struct rp_rset **r, size_t n);
+
 /* Around the first load of this machine's topology in the process (hwloc
  * reads its plugin list once): skip the hwloc plugins a job's discovery
  * does not need, unless $HWLOC_PLUGINS_BLACKLIST says otherwise; end

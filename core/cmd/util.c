@@ -38,6 +38,7 @@
 #include <respol/rset.h>
 
 #include "cmd.h"
+#include "core/jscan.h"
 #include "core/suggest.h"
 
 static void vwarn (const char *sub, const char *fmt, va_list ap)
@@ -302,13 +303,8 @@ char *cmd_read_rset (const char *sub, FILE *stream, const char *name,
     return buf;
 }
 
-json_t *cmd_read_json_stream (const char *sub, FILE *stream)
+json_t *cmd_json_stream (const char *sub, const char *buf, size_t len)
 {
-    size_t len;
-    char *buf;
-
-    cmd_memory_limit (sub, NULL);
-    buf = cmd_read_rset (sub, stream, "stdin", &len);
     json_t *array = json_array ();
     size_t off = 0;
 
@@ -335,8 +331,70 @@ json_t *cmd_read_json_stream (const char *sub, FILE *stream)
         json_array_append_new (array, o);
         off += jerr.position;
     }
+    return array;
+}
+
+json_t *cmd_read_json_stream (const char *sub, FILE *stream)
+{
+    size_t len;
+    char *buf;
+    json_t *array;
+
+    cmd_memory_limit (sub, NULL);
+    buf = cmd_read_rset (sub, stream, "stdin", &len);
+    array = cmd_json_stream (sub, buf, len);
     free (buf);
     return array;
+}
+
+void cmd_rsets_free (struct rp_rset **r, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        rp_rset_destroy (r[i]);
+    free (r);
+}
+
+/* The object at *off decoded from its own text (NUL-terminated in place
+ * for the time), *off moved past it; NULL where that does not go. */
+static struct rp_rset *decode_next (char *buf, size_t *off)
+{
+    struct jscan s = { .p = buf + *off };
+    const char *v;
+    size_t vlen;
+    struct rp_rset *r;
+    rp_error_t error;
+    char saved;
+
+    if (buf[*off] != '{' || !jscan_value (&s, &v, &vlen))
+        return NULL;
+    saved = buf[*off + vlen];
+    buf[*off + vlen] = '\0';
+    r = rp_rset_decode (v, &error);
+    buf[*off + vlen] = saved;
+    *off += vlen;
+    return r;
+}
+
+struct rp_rset **cmd_decode_rsets (char *buf, size_t len, size_t *np)
+{
+    struct rp_rset **r = NULL, **nr;
+    size_t n = 0, off = 0;
+
+    for (;;) {
+        while (off < len && strchr (" \t\r\n", buf[off]))
+            off++;
+        if (off == len)
+            break;
+        if (!(nr = realloc (r, (n + 1) * sizeof (*r)))
+            || !(nr[n] = decode_next (buf, &off))) {
+            cmd_rsets_free (nr ? nr : r, n);
+            return NULL;
+        }
+        r = nr;
+        n++;
+    }
+    *np = n;
+    return r ? r : calloc (1, sizeof (*r));
 }
 
 void cmd_print_json (const json_t *o)
