@@ -1347,6 +1347,35 @@ static bool same (const rp_vertex_t *a, size_t na, const rp_vertex_t *b,
     return na == nb && (na == 0 || !memcmp (a, b, na * sizeof (*a)));
 }
 
+/* graph_child_pos: every child's place among its parent's children,
+ * with evenly spaced handles (a generated cluster, found by
+ * interpolating) and with subtrees of many sizes (the binary search). */
+static void test_child_pos (void)
+{
+    rp_error_t e;
+    struct rp_graph *g = rp_graph_generate ("nodes=1000,cores=2", &e);
+    struct rp_graph *u = rp_graph_create ();
+    rp_vertex_t root = add (u, "cluster", 0), nodes[100];
+    size_t bad = 0;
+
+    for (int i = 0; i < 100; i++) {
+        contain (u, root, nodes[i] = add (u, "node", i));
+        for (int c = 0; c < (i * 7) % 5; c++)
+            contain (u, nodes[i], add (u, "core", c));
+    }
+    if (!g || rp_graph_finalize (u, &e) < 0)
+        BAIL_OUT ("graphs: %s", e.text);
+    for (size_t k = 0; k < nkids (g, 0); k++)
+        bad += graph_child_pos (g, g->child[g->child_off[0] + k]) != k;
+    ok (bad == 0, "1,000 evenly spaced nodes: each child's place");
+    bad = 0;
+    for (size_t k = 0; k < 100; k++)
+        bad += graph_child_pos (u, nodes[k]) != k;
+    ok (bad == 0, "100 nodes of 0 to 4 cores: each child's place");
+    rp_graph_destroy (g);
+    rp_graph_destroy (u);
+}
+
 static void test_child_fit (void)
 {
     rp_error_t e;
@@ -2103,6 +2132,7 @@ int main (void)
     test_index_rebuild ();
     test_take_refusals ();
     test_check_finds ();
+    test_child_pos ();
     test_child_fit ();
     test_block_maxima ();
     test_fit_skips ();
