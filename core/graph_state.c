@@ -660,23 +660,29 @@ static size_t fit_scan (const struct fit *x, int l, size_t lo, size_t hi)
 
 /* From child position start (included) on, climbing a level whenever
  * the rest of a group is exhausted.  start is in search order: for HIGH
- * the entries start, start - 1, ... 0 are searched. */
+ * the entries start, start - 1, ... 0 are searched.  Below the top, the
+ * rest of a group is scanned only when the group's entry one level up
+ * fits: after a node is taken the rest of its block is often full, and
+ * one look at the block's maxima replaces up to BLOCK - 1. */
 static size_t fit_from (const struct fit *x, int L, size_t start)
 {
     size_t j = start; /* index at level l; for HIGH, one past it */
     for (int l = 0; l <= L; l++) {
-        size_t lo, hi, r;
+        size_t lo, hi, r, group;
         if (!x->high) {
             hi = l == L ? x->n[l] : (j / BLOCK + 1) * BLOCK;
             lo = j;
             hi = hi < x->n[l] ? hi : x->n[l];
+            group = j / BLOCK;
             j = j / BLOCK + 1;
         } else {
             hi = j; /* searches hi - 1 down to lo */
             lo = l == L || hi == 0 ? 0 : ((hi - 1) / BLOCK) * BLOCK;
+            group = lo / BLOCK;
             j = lo / BLOCK;
         }
-        if (lo < hi && (r = fit_scan (x, l, lo, hi)) != SIZE_MAX)
+        if (lo < hi && (l == L || fits (x, l + 1, group))
+            && (r = fit_scan (x, l, lo, hi)) != SIZE_MAX)
             return r;
     }
     return SIZE_MAX;

@@ -1552,6 +1552,20 @@ static void test_fit_skips (void)
         cmp_ok (fit_probes, <=, 5 * 16,
                 "... after at most 16 probes per level up and down");
     }
+    /* From node0 (or node4095, high) the rest of its block and of its
+     * group of blocks hold no node with 4 GPUs: one look at the maxima
+     * above each, not 15 children and 15 blocks (low: 34 probes, 62 when
+     * the rests were scanned; high: 20, 48). */
+    for (int order = RP_WALK_LOW; order <= RP_WALK_HIGH; order++) {
+        fit_probes = 0;
+        ok (gstate_child_fit (s, 0, rp_graph_rank_vertex (g, order ? 4095 : 0),
+                              need, order)
+                == n3000,
+            "after node%d, %s: node3000", order ? 4095 : 0,
+            order ? "high" : "low");
+        cmp_ok (fit_probes, <=, 40,
+                "... the rests of its block and group skipped by their maxima");
+    }
     ok (gstate_check (s, &e) == 0, "consistent");
     rp_graph_destroy (g);
 }
