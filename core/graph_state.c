@@ -32,7 +32,10 @@
  * and 4 GPUs: 78,600 -> 52,100 instructions per allocation, its free
  * 31,100 -> 11,900).  Its climb updates the block summaries of all the
  * types it changes at once: an entry whose maximum fell is rescanned once
- * for all of them, each member's state and aggregates read once.
+ * for all of them, each member's state and aggregates read once.  A
+ * caller that listed the subtree already (the matcher, to log its holds)
+ * passes the list (gstate_take_whole_list): the check and the set read it
+ * instead of walking the subtree twice more.
  *
  * Decisions.  The state counts the vertices that are not up, so the
  * ancestor check costs nothing while all are up and O(depth) otherwise.
@@ -560,14 +563,37 @@ size_t graph_subtree (const struct rp_graph *g, rp_vertex_t v, rp_vertex_t *out,
     return n;
 }
 
+/* The vertices of v's subtree in pre-order: from a list graph_subtree
+ * made (list != NULL), else walked. */
+struct vset {
+    const rp_vertex_t *list;
+    size_t n, i;
+    struct sub_it it;
+};
+
+static rp_vertex_t vs_first (struct vset *w, const struct rp_graph *g,
+                             rp_vertex_t v)
+{
+    w->i = 0;
+    if (w->list)
+        return w->n > 0 ? w->list[0] : NONE;
+    return sub_first (&w->it, g, v);
+}
+
+static rp_vertex_t vs_next (struct vset *w, rp_vertex_t d)
+{
+    if (w->list)
+        return ++w->i < w->n ? w->list[w->i] : NONE;
+    return sub_next (&w->it, d);
+}
+
 /* Every vertex of v's subtree up and of size 1 or more, and none held
  * (whole: false) / every one held whole, exclusively (whole: true). */
-static bool subtree_is (const struct rp_gstate *s, rp_vertex_t v, bool whole)
+static bool subtree_is (const struct rp_gstate *s, rp_vertex_t v, bool whole,
+                        struct vset *w)
 {
     const struct rp_graph *g = s->g;
-    struct sub_it it;
-    for (rp_vertex_t d = sub_first (&it, g, v); d != NONE;
-         d = sub_next (&it, d)) {
+    for (rp_vertex_t d = vs_first (w, g, v); d != NONE; d = vs_next (w, d)) {
         if (!st_up (s, d) || s->shared[d] > 0 || g->v[d].size == 0
             || s->used[d] != (whole ? g->v[d].size : 0))
             return false;
@@ -578,14 +604,13 @@ static bool subtree_is (const struct rp_gstate *s, rp_vertex_t v, bool whole)
 /* Set the counters of v's subtree (whole or free, every vertex up), its
  * aggregates and block summaries to match, then v's ancestors once per
  * type. */
-static void subtree_set (struct rp_gstate *s, rp_vertex_t v, bool whole)
+static void subtree_set (struct rp_gstate *s, rp_vertex_t v, bool whole,
+                         struct vset *w)
 {
     const struct rp_graph *g = s->g;
     size_t T = ntypes (g);
     bool blocks = false;
-    struct sub_it it;
-    for (rp_vertex_t d = sub_first (&it, g, v); d != NONE;
-         d = sub_next (&it, d)) {
+    for (rp_vertex_t d = vs_first (w, g, v); d != NONE; d = vs_next (w, d)) {
         s->used[d] = whole ? g->v[d].size : 0;
         if (s->nix)
             gindex_touch (s, d);
@@ -599,8 +624,8 @@ static void subtree_set (struct rp_gstate *s, rp_vertex_t v, bool whole)
         blocks |= g->blk_off[g->iidx[d]] != UINT64_MAX;
     }
     /* the summaries below v, from the children's new contributions */
-    for (rp_vertex_t d = sub_first (&it, g, v); blocks && d != NONE;
-         d = sub_next (&it, d))
+    for (rp_vertex_t d = vs_first (w, g, v); blocks && d != NONE;
+         d = vs_next (w, d))
         if (g->iidx[d] != NONE && g->blk_off[g->iidx[d]] != UINT64_MAX)
             blk_fill (s, d);
     /* v is up: its contribution was, and now is, its total or nothing */
@@ -616,13 +641,21 @@ static void subtree_set (struct rp_gstate *s, rp_vertex_t v, bool whole)
     }
 }
 
+int gstate_take_whole_list (struct rp_gstate *s, rp_vertex_t v,
+                            const rp_vertex_t *sub, size_t n)
+{
+    struct vset w = { .list = sub, .n = n };
+
+    if (!s || v >= s->g->n || (sub && (n == 0 || sub[0] != v))
+        || !gstate_path_up (s, v) || !subtree_is (s, v, false, &w))
+        return -1;
+    subtree_set (s, v, true, &w);
+    return 0;
+}
+
 int gstate_take_whole (struct rp_gstate *s, rp_vertex_t v)
 {
-    if (!s || v >= s->g->n || !gstate_path_up (s, v)
-        || !subtree_is (s, v, false))
-        return -1;
-    subtree_set (s, v, true);
-    return 0;
+    return gstate_take_whole_list (s, v, NULL, 0);
 }
 
 int gstate_put_whole (struct rp_gstate *s, rp_vertex_t v)
@@ -631,8 +664,9 @@ int gstate_put_whole (struct rp_gstate *s, rp_vertex_t v)
 
     if (!s || v >= g->n)
         return -1;
-    if (subtree_is (s, v, true)) {
-        subtree_set (s, v, false);
+    struct vset w = { .list = NULL };
+    if (subtree_is (s, v, true, &w)) {
+        subtree_set (s, v, false, &w);
         return 0;
     }
     /* something below v is not up now: vertex by vertex,

@@ -1161,6 +1161,17 @@ static void test_whole (void)
             && gstate_idle (s, root),
         "put whole: idle again");
     ok (gstate_put_whole (s, node0) < 0, "put whole of a free subtree: refused");
+    n = graph_subtree (g, node0, sub, 16);
+    ok (gstate_take_whole_list (s, node0, sub + 1, n - 1) < 0
+            && gstate_take_whole_list (s, node0, sub, 0) < 0
+            && gstate_idle (s, root),
+        "take whole from a list that does not start at node0: refused");
+    ok (gstate_take_whole_list (s, node0, sub, n) == 0
+            && gstate_check (s, &e) == 0 && gstate_used (s, core) == 1
+            && gstate_agg (s, root, rp_graph_type_index (g, "core")) == 4,
+        "take whole from node0's list: as without it");
+    ok (gstate_put_whole (s, node0) == 0 && gstate_idle (s, root),
+        "... and put whole");
     ok (gstate_take (s, core, 1, true) == 0 && gstate_take_whole (s, node0) < 0
             && gstate_used (s, node0) == 0 && gstate_check (s, &e) == 0,
         "take whole with one core held below: refused, nothing changed");
