@@ -665,11 +665,22 @@ const char *graph_name_of (const struct rp_graph *g, rp_vertex_t v, char *buf,
     return buf;
 }
 
-/* Position of child c among its parent's children (handle order). */
+/* Position of child c among its parent's children (handle order).  The
+ * children of a generated or regular parent (the nodes of a cluster) have
+ * subtrees of one size, so their handles are evenly spaced and
+ * interpolating finds c at once; otherwise a binary search.  (Taking and
+ * freeing whole nodes asks for a node's place on every step: the binary
+ * search among 1,024 nodes was 7% of a LANL replay.) */
 size_t graph_child_pos (const struct rp_graph *g, rp_vertex_t c)
 {
     const uint32_t *a = g->child + g->child_off[parent_of (g, c)];
     size_t lo = 0, hi = nkids (g, parent_of (g, c));
+    uint64_t span = hi > 1 ? a[hi - 1] - a[0] : 0;
+    if (span > 0 && c >= a[0] && c <= a[hi - 1]) {
+        size_t guess = (size_t)((uint64_t)(c - a[0]) * (hi - 1) / span);
+        if (a[guess] == c)
+            return guess;
+    }
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (a[mid] < c)

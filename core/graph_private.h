@@ -86,6 +86,11 @@ size_t graph_subtree (const struct rp_graph *g, rp_vertex_t v, rp_vertex_t *out,
  * Returns 0, or -1 (nothing changed): a caller that must know which
  * vertex refuses takes them one by one. */
 int gstate_take_whole (struct rp_gstate *s, rp_vertex_t v);
+/* gstate_take_whole with v's subtree as graph_subtree lists it (sub[0] is
+ * v, n entries), for a caller that has the list: the subtree is not
+ * walked again.  -1 also when sub[0] is not v. */
+int gstate_take_whole_list (struct rp_gstate *s, rp_vertex_t v,
+                            const rp_vertex_t *sub, size_t n);
 /* Undo gstate_take_whole (v), or the takes of every vertex of v's subtree
  * whole: 0, or -1 (nothing changed) when some vertex is not held whole.
  * While everything is up, in one step; otherwise vertex by vertex. */

@@ -30,7 +30,12 @@
  * climbs from it once for all types, where a take per vertex climbed to
  * the root from each of its 75 vertices (an exclusive node of 64 cores
  * and 4 GPUs: 78,600 -> 52,100 instructions per allocation, its free
- * 31,100 -> 11,900).
+ * 31,100 -> 11,900).  Its climb updates the block summaries of all the
+ * types it changes at once: an entry whose maximum fell is rescanned once
+ * for all of them, each member's state and aggregates read once.  A
+ * caller that listed the subtree already (the matcher, to log its holds)
+ * passes the list (gstate_take_whole_list): the check and the set read it
+ * instead of walking the subtree twice more.
  *
  * Decisions.  The state counts the vertices that are not up, so the
  * ancestor check costs nothing while all are up and O(depth) otherwise.
@@ -164,6 +169,85 @@ static void blk_update_at (struct rp_gstate *s, rp_vertex_t p, rp_vertex_t c,
             *max = blk_recount (s, p, n, off, l, j, t, pos + 1, old);
         before = old;
         now = *max;
+        pos = j;
+    }
+}
+
+/* blk_recount of the types marked in want (at most 64) at once, into
+ * max[t]: one scan of the members reads each child's state and aggregates
+ * once for all of them, and stops when every type reached its cap. */
+static void blk_recount_all (const struct rp_gstate *s, rp_vertex_t p,
+                             const size_t *n, const uint64_t *off, int l,
+                             size_t j, size_t from, const uint64_t *cap,
+                             uint64_t want, uint64_t *max)
+{
+    const struct rp_graph *g = s->g;
+    size_t T = ntypes (g), lo = j * BLOCK;
+    size_t hi = lo + BLOCK < n[l - 1] ? lo + BLOCK : n[l - 1];
+    if (from < lo || from >= hi)
+        from = lo;
+    for (size_t t = 0; t < T; t++)
+        max[t] = 0;
+    for (size_t k = 0; k < hi - lo && want; k++) {
+        size_t i = from + k < hi ? from + k : from + k - (hi - lo);
+        const uint64_t *row = NULL; /* the member's values, by type */
+        if (l > 1)
+            row = &s->blk[off[l - 1] + i * T];
+        else {
+            rp_vertex_t c = g->child[g->child_off[p] + i];
+            if (!st_up (s, c))
+                continue; /* contributes 0: below every cap */
+            if (g->iidx[c] != NONE)
+                row = &s->agg[(size_t)g->iidx[c] * T];
+        }
+        for (uint64_t w = want; w; w &= w - 1) {
+            size_t t = (size_t)__builtin_ctzll (w);
+            uint64_t v = row ? row[t] : blk_member (s, p, off, l, i, t);
+            max[t] = v > max[t] ? v : max[t];
+            if (max[t] >= cap[t])
+                want &= ~(1ull << t);
+        }
+    }
+}
+
+/* blk_update_at for every type t with d[t] != 0 (at most 64 types): the
+ * entries above c level by level, the members of an entry whose maximum
+ * fell rescanned once for all the types that need it (a whole node
+ * changes its node, socket and core counts at once). */
+static void blk_update_all (struct rp_gstate *s, rp_vertex_t p, rp_vertex_t c,
+                            const size_t *n, const uint64_t *off, int L,
+                            size_t pos, const int64_t *d)
+{
+    size_t T = ntypes (s->g);
+    uint64_t now[64], before[64], cap[64], max[64], live = 0;
+    for (size_t t = 0; t < T; t++)
+        if (d[t] != 0) {
+            now[t] = st_contrib (s, c, t);
+            before[t] = now[t] - (uint64_t)d[t];
+            live |= 1ull << t;
+        }
+    for (int l = 1; l <= L && live; l++) {
+        size_t j = pos / BLOCK;
+        uint64_t *row = &s->blk[off[l] + j * T], recount = 0;
+        for (uint64_t w = live; w; w &= w - 1) {
+            size_t t = (size_t)__builtin_ctzll (w);
+            uint64_t old = row[t];
+            if (now[t] >= old)
+                row[t] = now[t];
+            else if (before[t] == old)
+                recount |= 1ull << t;
+            cap[t] = before[t] = old;
+        }
+        if (recount)
+            blk_recount_all (s, p, n, off, l, j, pos + 1, cap, recount, max);
+        for (uint64_t w = recount; w; w &= w - 1)
+            row[__builtin_ctzll (w)] = max[__builtin_ctzll (w)];
+        for (uint64_t w = live; w; w &= w - 1) {
+            size_t t = (size_t)__builtin_ctzll (w);
+            now[t] = row[t];
+            if (now[t] == before[t])
+                live &= ~(1ull << t);
+        }
         pos = j;
     }
 }
@@ -336,14 +420,10 @@ static void add_up_all (struct rp_gstate *s, rp_vertex_t v, const int64_t *d)
     uint64_t off[MAX_LEVELS];
     for (rp_vertex_t p = parent_of (g, v); p != NONE; p = parent_of (g, p)) {
         int L = levels (g, p, n, off);
-        size_t pos = L > 0 ? child_pos_cached (s, v) : 0;
-        for (size_t t = 0; t < T; t++) {
-            if (d[t] == 0)
-                continue;
+        for (size_t t = 0; t < T; t++)
             s->agg[(size_t)g->iidx[p] * T + t] += (uint64_t)d[t];
-            if (L > 0)
-                blk_update_at (s, p, v, n, off, L, pos, t, d[t]);
-        }
+        if (L > 0)
+            blk_update_all (s, p, v, n, off, L, child_pos_cached (s, v), d);
         if (s->nix)
             gindex_touch (s, p);
         if (!st_up (s, p))
@@ -483,14 +563,37 @@ size_t graph_subtree (const struct rp_graph *g, rp_vertex_t v, rp_vertex_t *out,
     return n;
 }
 
+/* The vertices of v's subtree in pre-order: from a list graph_subtree
+ * made (list != NULL), else walked. */
+struct vset {
+    const rp_vertex_t *list;
+    size_t n, i;
+    struct sub_it it;
+};
+
+static rp_vertex_t vs_first (struct vset *w, const struct rp_graph *g,
+                             rp_vertex_t v)
+{
+    w->i = 0;
+    if (w->list)
+        return w->n > 0 ? w->list[0] : NONE;
+    return sub_first (&w->it, g, v);
+}
+
+static rp_vertex_t vs_next (struct vset *w, rp_vertex_t d)
+{
+    if (w->list)
+        return ++w->i < w->n ? w->list[w->i] : NONE;
+    return sub_next (&w->it, d);
+}
+
 /* Every vertex of v's subtree up and of size 1 or more, and none held
  * (whole: false) / every one held whole, exclusively (whole: true). */
-static bool subtree_is (const struct rp_gstate *s, rp_vertex_t v, bool whole)
+static bool subtree_is (const struct rp_gstate *s, rp_vertex_t v, bool whole,
+                        struct vset *w)
 {
     const struct rp_graph *g = s->g;
-    struct sub_it it;
-    for (rp_vertex_t d = sub_first (&it, g, v); d != NONE;
-         d = sub_next (&it, d)) {
+    for (rp_vertex_t d = vs_first (w, g, v); d != NONE; d = vs_next (w, d)) {
         if (!st_up (s, d) || s->shared[d] > 0 || g->v[d].size == 0
             || s->used[d] != (whole ? g->v[d].size : 0))
             return false;
@@ -501,14 +604,13 @@ static bool subtree_is (const struct rp_gstate *s, rp_vertex_t v, bool whole)
 /* Set the counters of v's subtree (whole or free, every vertex up), its
  * aggregates and block summaries to match, then v's ancestors once per
  * type. */
-static void subtree_set (struct rp_gstate *s, rp_vertex_t v, bool whole)
+static void subtree_set (struct rp_gstate *s, rp_vertex_t v, bool whole,
+                         struct vset *w)
 {
     const struct rp_graph *g = s->g;
     size_t T = ntypes (g);
     bool blocks = false;
-    struct sub_it it;
-    for (rp_vertex_t d = sub_first (&it, g, v); d != NONE;
-         d = sub_next (&it, d)) {
+    for (rp_vertex_t d = vs_first (w, g, v); d != NONE; d = vs_next (w, d)) {
         s->used[d] = whole ? g->v[d].size : 0;
         if (s->nix)
             gindex_touch (s, d);
@@ -522,8 +624,8 @@ static void subtree_set (struct rp_gstate *s, rp_vertex_t v, bool whole)
         blocks |= g->blk_off[g->iidx[d]] != UINT64_MAX;
     }
     /* the summaries below v, from the children's new contributions */
-    for (rp_vertex_t d = sub_first (&it, g, v); blocks && d != NONE;
-         d = sub_next (&it, d))
+    for (rp_vertex_t d = vs_first (w, g, v); blocks && d != NONE;
+         d = vs_next (w, d))
         if (g->iidx[d] != NONE && g->blk_off[g->iidx[d]] != UINT64_MAX)
             blk_fill (s, d);
     /* v is up: its contribution was, and now is, its total or nothing */
@@ -539,13 +641,21 @@ static void subtree_set (struct rp_gstate *s, rp_vertex_t v, bool whole)
     }
 }
 
+int gstate_take_whole_list (struct rp_gstate *s, rp_vertex_t v,
+                            const rp_vertex_t *sub, size_t n)
+{
+    struct vset w = { .list = sub, .n = n };
+
+    if (!s || v >= s->g->n || (sub && (n == 0 || sub[0] != v))
+        || !gstate_path_up (s, v) || !subtree_is (s, v, false, &w))
+        return -1;
+    subtree_set (s, v, true, &w);
+    return 0;
+}
+
 int gstate_take_whole (struct rp_gstate *s, rp_vertex_t v)
 {
-    if (!s || v >= s->g->n || !gstate_path_up (s, v)
-        || !subtree_is (s, v, false))
-        return -1;
-    subtree_set (s, v, true);
-    return 0;
+    return gstate_take_whole_list (s, v, NULL, 0);
 }
 
 int gstate_put_whole (struct rp_gstate *s, rp_vertex_t v)
@@ -554,8 +664,9 @@ int gstate_put_whole (struct rp_gstate *s, rp_vertex_t v)
 
     if (!s || v >= g->n)
         return -1;
-    if (subtree_is (s, v, true)) {
-        subtree_set (s, v, false);
+    struct vset w = { .list = NULL };
+    if (subtree_is (s, v, true, &w)) {
+        subtree_set (s, v, false, &w);
         return 0;
     }
     /* something below v is not up now: vertex by vertex,
@@ -660,23 +771,29 @@ static size_t fit_scan (const struct fit *x, int l, size_t lo, size_t hi)
 
 /* From child position start (included) on, climbing a level whenever
  * the rest of a group is exhausted.  start is in search order: for HIGH
- * the entries start, start - 1, ... 0 are searched. */
+ * the entries start, start - 1, ... 0 are searched.  Below the top, the
+ * rest of a group is scanned only when the group's entry one level up
+ * fits: after a node is taken the rest of its block is often full, and
+ * one look at the block's maxima replaces up to BLOCK - 1. */
 static size_t fit_from (const struct fit *x, int L, size_t start)
 {
     size_t j = start; /* index at level l; for HIGH, one past it */
     for (int l = 0; l <= L; l++) {
-        size_t lo, hi, r;
+        size_t lo, hi, r, group;
         if (!x->high) {
             hi = l == L ? x->n[l] : (j / BLOCK + 1) * BLOCK;
             lo = j;
             hi = hi < x->n[l] ? hi : x->n[l];
+            group = j / BLOCK;
             j = j / BLOCK + 1;
         } else {
             hi = j; /* searches hi - 1 down to lo */
             lo = l == L || hi == 0 ? 0 : ((hi - 1) / BLOCK) * BLOCK;
+            group = lo / BLOCK;
             j = lo / BLOCK;
         }
-        if (lo < hi && (r = fit_scan (x, l, lo, hi)) != SIZE_MAX)
+        if (lo < hi && (l == L || fits (x, l + 1, group))
+            && (r = fit_scan (x, l, lo, hi)) != SIZE_MAX)
             return r;
     }
     return SIZE_MAX;

@@ -210,7 +210,7 @@ int match_take_whole (struct rp_match *x, rp_vertex_t c, size_t unit)
     if (n == SIZE_MAX)
         return match_nomem (x);
     /* a leaf (a core of a slot) is one take: no bulk step to gain */
-    bulk = n > 1 && gstate_take_whole (x->s, c) == 0;
+    bulk = n > 1 && gstate_take_whole_list (x->s, c, x->m->sub, n) == 0;
     for (size_t i = 0; i < n; i++) {
         rp_vertex_t v = x->m->sub[i];
         uint8_t whole = !bulk ? WHOLE_NONE : i == 0 ? WHOLE_ROOT : WHOLE_PART;

@@ -222,6 +222,34 @@ static size_t rank_count (struct ritem *it, size_t n, int kind)
     return c;
 }
 
+/* The targets R would have, counted straight from the holds when they
+ * come in ascending rank (walk order), each rank looked up once per
+ * target; -1 when they do not (then rank_items sorts them).  The count
+ * of nodes of every job the simulator starts: the items, their ids and
+ * their sort were most of it. */
+static ssize_t target_count (const struct rp_matcher *m, const struct job *j)
+{
+    rp_vertex_t last = RP_VERTEX_NONE;
+    int64_t prev = -1;
+    ssize_t c = 0;
+
+    for (size_t i = 0; i < j->nholds; i++) {
+        rp_vertex_t tv = rp_graph_target (m->g, j->holds[i].v);
+        int64_t rank;
+        if (tv == last || tv == RP_VERTEX_NONE)
+            continue;
+        last = tv;
+        rank = rp_graph_vertex_rank (m->g, tv);
+        if (rank < 0 || rank > UINT32_MAX)
+            continue;
+        if (rank <= prev)
+            return -1;
+        prev = rank;
+        c++;
+    }
+    return c;
+}
+
 ssize_t rp_matcher_job_count (const struct rp_matcher *m, uint64_t jobid,
                               const char *type)
 {
@@ -242,6 +270,9 @@ ssize_t rp_matcher_job_count (const struct rp_matcher *m, uint64_t jobid,
         errno = kind < 0 ? EINVAL : ENOENT;
         return -1;
     }
+    if (kind == 2 && (c = (size_t)target_count (m, j)) != SIZE_MAX)
+        return (ssize_t)c;
+    c = 0;
     if (!(it = rank_items (m, j->holds, j->nholds, &k))) {
         errno = ENOMEM;
         return -1;

@@ -306,6 +306,19 @@ test_expect_success PYTHON3 'HPC2N: every fcfs start time is the independent mod
 	test_cmp model got
 '
 
+test_expect_success PYTHON3 'jobs of 1,100 sizes and durations: the model'"'"'s start times' '
+	# More pairs of (size, duration) than the jobspecs kept for them
+	# (1,024): the last ones are built for each job.
+	awk "BEGIN { for (i = 1; i <= 1100; i++) printf \"%d %d -1 %d %d -1 -1 %d %d -1 1 1 1 -1 -1 -1 -1 -1\\n\", i, 7 * i, (37 * i) % 500 + 1, i % 8 + 1, i % 8 + 1, 600 + i }" \
+		>pairs.swf &&
+	respol simulate --generate=nodes=8,cores=1 --jobs=pairs.csv \
+		pairs.swf >/dev/null &&
+	"$PY" "$D"/fcfs-model.py pairs.swf 8 >model &&
+	tail -n +2 pairs.csv | cut -d, -f1,3 >got &&
+	test $(wc -l <got) -eq 1100 &&
+	test_cmp model got
+'
+
 test_expect_success 'HPC2N under fcfs: the summary pinned' '
 	respol simulate --generate=nodes=240,cores=1 --format=json "$HPC2N" \
 		>hpc2n.json &&

@@ -1161,6 +1161,17 @@ static void test_whole (void)
             && gstate_idle (s, root),
         "put whole: idle again");
     ok (gstate_put_whole (s, node0) < 0, "put whole of a free subtree: refused");
+    n = graph_subtree (g, node0, sub, 16);
+    ok (gstate_take_whole_list (s, node0, sub + 1, n - 1) < 0
+            && gstate_take_whole_list (s, node0, sub, 0) < 0
+            && gstate_idle (s, root),
+        "take whole from a list that does not start at node0: refused");
+    ok (gstate_take_whole_list (s, node0, sub, n) == 0
+            && gstate_check (s, &e) == 0 && gstate_used (s, core) == 1
+            && gstate_agg (s, root, rp_graph_type_index (g, "core")) == 4,
+        "take whole from node0's list: as without it");
+    ok (gstate_put_whole (s, node0) == 0 && gstate_idle (s, root),
+        "... and put whole");
     ok (gstate_take (s, core, 1, true) == 0 && gstate_take_whole (s, node0) < 0
             && gstate_used (s, node0) == 0 && gstate_check (s, &e) == 0,
         "take whole with one core held below: refused, nothing changed");
@@ -1347,6 +1358,35 @@ static bool same (const rp_vertex_t *a, size_t na, const rp_vertex_t *b,
     return na == nb && (na == 0 || !memcmp (a, b, na * sizeof (*a)));
 }
 
+/* graph_child_pos: every child's place among its parent's children,
+ * with evenly spaced handles (a generated cluster, found by
+ * interpolating) and with subtrees of many sizes (the binary search). */
+static void test_child_pos (void)
+{
+    rp_error_t e;
+    struct rp_graph *g = rp_graph_generate ("nodes=1000,cores=2", &e);
+    struct rp_graph *u = rp_graph_create ();
+    rp_vertex_t root = add (u, "cluster", 0), nodes[100];
+    size_t bad = 0;
+
+    for (int i = 0; i < 100; i++) {
+        contain (u, root, nodes[i] = add (u, "node", i));
+        for (int c = 0; c < (i * 7) % 5; c++)
+            contain (u, nodes[i], add (u, "core", c));
+    }
+    if (!g || rp_graph_finalize (u, &e) < 0)
+        BAIL_OUT ("graphs: %s", e.text);
+    for (size_t k = 0; k < nkids (g, 0); k++)
+        bad += graph_child_pos (g, g->child[g->child_off[0] + k]) != k;
+    ok (bad == 0, "1,000 evenly spaced nodes: each child's place");
+    bad = 0;
+    for (size_t k = 0; k < 100; k++)
+        bad += graph_child_pos (u, nodes[k]) != k;
+    ok (bad == 0, "100 nodes of 0 to 4 cores: each child's place");
+    rp_graph_destroy (g);
+    rp_graph_destroy (u);
+}
+
 static void test_child_fit (void)
 {
     rp_error_t e;
@@ -1522,6 +1562,20 @@ static void test_fit_skips (void)
             order ? "high" : "low");
         cmp_ok (fit_probes, <=, 5 * 16,
                 "... after at most 16 probes per level up and down");
+    }
+    /* From node0 (or node4095, high) the rest of its block and of its
+     * group of blocks hold no node with 4 GPUs: one look at the maxima
+     * above each, not 15 children and 15 blocks (low: 34 probes, 62 when
+     * the rests were scanned; high: 20, 48). */
+    for (int order = RP_WALK_LOW; order <= RP_WALK_HIGH; order++) {
+        fit_probes = 0;
+        ok (gstate_child_fit (s, 0, rp_graph_rank_vertex (g, order ? 4095 : 0),
+                              need, order)
+                == n3000,
+            "after node%d, %s: node3000", order ? 4095 : 0,
+            order ? "high" : "low");
+        cmp_ok (fit_probes, <=, 40,
+                "... the rests of its block and group skipped by their maxima");
     }
     ok (gstate_check (s, &e) == 0, "consistent");
     rp_graph_destroy (g);
@@ -2103,6 +2157,7 @@ int main (void)
     test_index_rebuild ();
     test_take_refusals ();
     test_check_finds ();
+    test_child_pos ();
     test_child_fit ();
     test_block_maxima ();
     test_fit_skips ();

@@ -1774,6 +1774,37 @@ static void test_held_host (void)
     rp_matcher_destroy (m);
 }
 
+/* Under a policy that walks from the highest node, a job's holds come in
+ * descending rank: its counts (sorted first) are still R's. */
+static void test_held_high (void)
+{
+    struct rp_plugin p = { .instance = "high", .kind = RP_PLUGIN_MATCH };
+    struct rp_matcher *a = matcher ("nodes=4,cores=2"),
+                      *b = matcher ("nodes=4,cores=2");
+    struct rp_jobspec *js =
+        jobspec (L (SLOT ("3", NODE ("1", CORE ("1")))), NULL, 0);
+    struct rp_rset *R;
+    char la[512], lb[512];
+    rp_error_t e;
+
+    p.match = (struct rp_match_ops){ .size = sizeof (p.match),
+                                     .order = RP_MATCH_HIGH };
+    if (rp_matcher_set_policy (a, &p, &e) < 0
+        || rp_matcher_set_policy (b, &p, &e) < 0
+        || !(R = rp_matcher_allocate (a, 1, js, 0, &e))
+        || rp_matcher_allocate_held (b, 1, js, 0, &e) < 0)
+        BAIL_OUT ("test_held_high: %s", e.text);
+    held_line (a, 1, R, la, sizeof (la));
+    held_line (b, 1, NULL, lb, sizeof (lb));
+    is (lb, "node 3 core 6 gpu 0 hosts node[1-3]",
+        "high: 3 nodes without R, from the last: %s", lb);
+    is (lb, la, "... as R counts them");
+    rp_rset_destroy (R);
+    rp_jobspec_destroy (js);
+    rp_matcher_destroy (a);
+    rp_matcher_destroy (b);
+}
+
 static void test_allocate_held (void)
 {
     static const char *const gen[] = {
@@ -1841,6 +1872,7 @@ static void test_allocate_held (void)
     rp_jobspec_destroy (js);
     rp_matcher_destroy (m);
     test_held_host ();
+    test_held_high ();
 }
 
 int main (void)
