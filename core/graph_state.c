@@ -806,9 +806,12 @@ rp_vertex_t gstate_child_fit (const struct rp_gstate *s, rp_vertex_t parent,
     if (!s || parent >= s->g->n || nkids (s->g, parent) == 0)
         return NONE;
     const struct rp_graph *g = s->g;
-    struct fit x = {
-        .s = s, .p = parent, .need = need, .high = order == RP_WALK_HIGH
-    };
+    struct fit x; /* not zeroed (450 bytes): what is read is set below */
+    x.s = s;
+    x.p = parent;
+    x.need = need;
+    x.high = order == RP_WALK_HIGH;
+    x.nt = 0;
     for (size_t t = 0; need && t < ntypes (g) && x.nt < 64; t++) {
         if (need[t] > 0)
             x.t[x.nt++] = (uint32_t)t;

@@ -2292,11 +2292,33 @@ static int put_entry (struct jtext *b, const struct ckey *k, const char *ranks)
     return 0;
 }
 
+/* One target (a job's usual R): its entry written from the target, with
+ * no keys made, sorted and grouped and its rank not encoded as an idset
+ * (3,100 -> 1,300 instructions for a slot of 4 cores); the same text. */
+static int put_rlite_one (struct jtext *b, const struct target *t)
+{
+    struct ckey k = { .core = rp_idset_encode (t->ch->cores, RP_IDSET_RANGES),
+                      .gpu = rp_idset_encode (t->ch->gpus, RP_IDSET_RANGES) };
+    char digits[24];
+    int rc = -1;
+
+    digits[sizeof (digits) - 1] = '\0';
+    if (k.core && k.gpu && buf_puts (b, "[") == 0
+        && put_entry (b, &k, jt_digits (&digits[sizeof (digits) - 1],
+                                        t->rank)) == 0)
+        rc = buf_puts (b, "]");
+    free (k.core);
+    free (k.gpu);
+    return rc;
+}
+
 static int put_rlite (struct jtext *b, const struct rp_rset *r)
 {
     struct groups gs = { 0 };
     int rc = -1;
 
+    if (r->n == 1)
+        return put_rlite_one (b, &r->t[0]);
     if (groups_make (r, &gs) < 0 || buf_puts (b, "[") < 0)
         goto done;
     for (size_t i = 0; i < gs.ng; i++) {

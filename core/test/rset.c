@@ -372,6 +372,21 @@ static void test_compact_times (void)
     rp_rset_destroy (r);
 }
 
+/* R of one target (text) encodes as the jansson dump of its JSON. */
+static void is_dump (const char *text, const char *what)
+{
+    struct rp_rset *r = dec (text);
+    json_t *o = rp_rset_to_json (r);
+    char *want = o ? json_dumps (o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    char *got = rp_rset_encode (r, 0);
+
+    is (got, want, "one target, %s: encode is the jansson dump", what);
+    free (want);
+    free (got);
+    json_decref (o);
+    rp_rset_destroy (r);
+}
+
 /* R of one target is written with its host name as the nodelist: the
  * name reads back as itself (rp_rset_add_target's check), and the
  * hostlist of it writes it as it is, whatever its digits. */
@@ -385,24 +400,34 @@ static void test_one_host_nodelist (void)
 
     for (size_t i = 0; i < sizeof (lists) / sizeof (lists[0]); i++) {
         char text[256];
-        struct rp_rset *r;
-        json_t *o;
-        char *want, *got;
         snprintf (text, sizeof (text),
                   "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":"
                   "\"5\",\"children\":{\"core\":\"0-3\"}}],"
                   "\"nodelist\":[\"%s\"]}}",
                   lists[i]);
-        r = dec (text);
-        o = rp_rset_to_json (r);
-        want = o ? json_dumps (o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-        got = rp_rset_encode (r, 0);
-        is (got, want, "one target on %s: encode is the jansson dump",
-            lists[i]);
-        free (want);
-        free (got);
-        json_decref (o);
-        rp_rset_destroy (r);
+        is_dump (text, lists[i]);
+    }
+}
+
+/* R of one target writes its R_lite entry straight from the target (no
+ * keys grouped): every shape of children and rank as the jansson dump. */
+static void test_one_target_rlite (void)
+{
+    static const char *const ranks[] = { "0", "9", "10", "4294", "1000000" };
+    static const char *const kids[] = {
+        "\"core\":\"0-3\"",         "\"core\":\"0,2,5-9\",\"gpu\":\"0-3\"",
+        "\"core\":\"\"",            "\"core\":\"\",\"gpu\":\"1\"",
+        "\"core\":\"63\",\"gpu\":\"\"",
+    };
+
+    for (size_t i = 0; i < sizeof (kids) / sizeof (kids[0]); i++) {
+        const char *rank = ranks[i % (sizeof (ranks) / sizeof (ranks[0]))];
+        char text[256];
+        snprintf (text, sizeof (text),
+                  "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":"
+                  "\"%s\",\"children\":{%s}}],\"nodelist\":[\"n\"]}}",
+                  rank, kids[i]);
+        is_dump (text, kids[i]);
     }
 }
 
@@ -1779,6 +1804,7 @@ int main (void)
     test_compact_is_jansson_dump ();
     test_compact_times ();
     test_one_host_nodelist ();
+    test_one_target_rlite ();
     test_empty ();
     test_invalid ();
     test_invalid_other ();
