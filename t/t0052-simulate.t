@@ -430,6 +430,24 @@ test_expect_success 'the same inputs give the same bytes' '
 	test_cmp a b
 '
 
+# The first 600 jobs of HPC2N as JSON lines: slots of one core, as the
+# SWF asks.  The replay checks its invariants after every event (the
+# matcher holds the jobs that run and the reservations, each where the
+# policy was given it); the backfills pin the schedules.
+test_expect_success 'HPC2N as JSON lines under easy, conservative and hybrid:4: the invariants hold' '
+	awk -v max=600 -f "$D"/swf-to-jsonl.awk "$HPC2N" >h600.jsonl &&
+	test $(wc -l <h600.jsonl) -eq 600 &&
+	for qb in easy:39 conservative:51 hybrid:4:53
+	do
+		q=${qb%:*} &&
+		respol simulate --generate=nodes=240,cores=1 --queue=$q \
+			h600.jsonl >out &&
+		grep "^jobs: 600$" out &&
+		grep "^rejected: 0$" out &&
+		grep "^backfilled: ${qb##*:}$" out || return 1
+	done
+'
+
 test_expect_success 'usage errors exit 2 with the reason' '
 	test_expect_code 2 respol simulate --generate=nodes=1 2>err &&
 	grep "^respol: simulate: missing TRACE argument$" err &&
