@@ -21,8 +21,12 @@
  * - a pass leaves no job reserved at its own time without starting it.
  * A refusal stops the pass: the policy's call returns -1 and the message
  * kept here, with the instance name, is the pass's error.  Without a
- * planner (a host whose jobs have no sizes of interchangeable units) only
- * the order is checked, and nothing is reserved.
+ * planner (a host whose jobs have no sizes of interchangeable units) the
+ * host may reserve through its callbacks (a matcher's reservations): the
+ * matcher places a job now only where no reservation needs the resources
+ * before its end, so a start that would delay one finds no room, and
+ * the promises are checked on the times the host gives.  Without them
+ * only the order is checked, and nothing is reserved.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -117,8 +121,10 @@ int64_t rp_queue_job_reserved (const struct rp_queue *q, size_t k)
  * in j->reserved); whether it held one. */
 static bool unreserve (struct rp_queue_host *h, struct rp_queue_job *j)
 {
-    bool held = j->has_span;
+    bool held = j->has_span && h->planner;
 
+    if (!h->planner)
+        return false;
     if (held)
         rp_planner_remove (h->planner, j->span, NULL);
     j->has_span = false;
@@ -128,7 +134,7 @@ static bool unreserve (struct rp_queue_host *h, struct rp_queue_job *j)
 /* Put j's reservation back at j->reserved (it was free a moment ago). */
 static void rereserve (struct rp_queue_host *h, struct rp_queue_job *j)
 {
-    if (j->reserved >= 0 && j->reserved != RP_PLANNER_FOREVER)
+    if (h->planner && j->reserved >= 0 && j->reserved != RP_PLANNER_FOREVER)
         j->has_span = rp_planner_add (h->planner, j->reserved, j->duration,
                                       j->size, &j->span, NULL)
                       == 0;
@@ -148,8 +154,10 @@ bool rp_queue_fits (const struct rp_queue *q, size_t k)
 {
     struct rp_queue_job *j = job (q, k);
 
-    if (!j || !j->pending || !q->h->planner)
+    if (!j || !j->pending)
         return false;
+    if (!q->h->planner)
+        return q->h->fits && q->h->fits (q->h->arg, k);
     return fits_without_own (q->h, j);
 }
 
@@ -167,6 +175,14 @@ static int check_pending (struct rp_queue *q, size_t k, const char *what)
     if (!j->pending)
         return refuse (q, "%s: job %" PRIu64 " is not pending", what, j->id);
     return 0;
+}
+
+/* The host's failure, as the pass's error. */
+static int host_failed (struct rp_queue *q, const rp_error_t *error)
+{
+    q->refused = true;
+    q->why = *error;
+    return -1;
 }
 
 /* The checks of a start that has room now. */
@@ -215,17 +231,57 @@ int rp_queue_start (struct rp_queue *q, size_t k)
         return -1;
     }
     rc = h->start (h->arg, k, &error);
-    if (rc < 0) {
-        q->refused = true;
-        q->why = error;
-        return -1;
-    }
+    if (rc < 0)
+        return host_failed (q, &error);
     if (rc == RP_QUEUE_NO_ROOM) {
         if (held)
             rereserve (h, j);
     } else
         j->pending = false;
     return rc;
+}
+
+/* Whether a reservation of job k at t breaks its promise (refused). */
+static bool later_than_promised (struct rp_queue *q, size_t k, int64_t t)
+{
+    if (q->promise[k] < 0 || t <= q->promise[k])
+        return false;
+    refuse (q,
+            "job %" PRIu64 "'s reservation delayed from %" PRId64
+            " to %" PRId64,
+            q->h->jobs[k]->id, q->promise[k], t);
+    return true;
+}
+
+/* Job k is reserved at t: its start, its promise and *at. */
+static void reserved_at (struct rp_queue *q, size_t k, int64_t t, int64_t *at)
+{
+    q->h->jobs[k]->reserved = t;
+    if (t != RP_PLANNER_FOREVER)
+        q->promise[k] = t;
+    if (at)
+        *at = t;
+}
+
+/* Reserve through the host's callbacks (no planner): the promise is
+ * checked on the time it gives, and a broken one cancelled. */
+static int host_reserve (struct rp_queue *q, size_t k, int64_t *at)
+{
+    struct rp_queue_host *h = q->h;
+    struct rp_queue_job *j = h->jobs[k];
+    int64_t t = RP_PLANNER_FOREVER;
+    rp_error_t error;
+
+    if (h->reserve (h->arg, k, &t, &error) < 0)
+        return host_failed (q, &error);
+    if (later_than_promised (q, k, t)) {
+        if (h->cancel && h->cancel (h->arg, k, &error) < 0)
+            return host_failed (q, &error);
+        j->reserved = -1;
+        return -1;
+    }
+    reserved_at (q, k, t, at);
+    return 0;
 }
 
 int rp_queue_reserve (struct rp_queue *q, size_t k, int64_t *at)
@@ -239,35 +295,35 @@ int rp_queue_reserve (struct rp_queue *q, size_t k, int64_t *at)
         return -1;
     h = q->h;
     j = h->jobs[k];
+    if (!h->planner && h->reserve)
+        return host_reserve (q, k, at);
     held = unreserve (h, j);
     if (h->planner
         && rp_planner_earliest (h->planner, h->now, j->duration, j->size, &t,
                                 NULL)
                < 0)
         t = RP_PLANNER_FOREVER;
-    if (q->promise[k] >= 0 && t > q->promise[k]) {
+    if (later_than_promised (q, k, t)) {
         if (held)
             rereserve (h, j);
-        return refuse (q,
-                       "job %" PRIu64 "'s reservation delayed from %" PRId64
-                       " to %" PRId64,
-                       j->id, q->promise[k], t);
+        return -1;
     }
-    j->reserved = t;
-    if (t != RP_PLANNER_FOREVER)
-        q->promise[k] = t;
+    reserved_at (q, k, t, at);
     rereserve (h, j);
-    if (at)
-        *at = t;
     return 0;
 }
 
 int rp_queue_cancel (struct rp_queue *q, size_t k)
 {
+    rp_error_t error;
+
     if (check_pending (q, k, "cancel") < 0)
         return -1;
     if (q->h->planner)
         unreserve (q->h, q->h->jobs[k]);
+    else if (q->h->cancel && q->h->jobs[k]->has_span
+             && q->h->cancel (q->h->arg, k, &error) < 0)
+        return host_failed (q, &error);
     q->h->jobs[k]->reserved = -1;
     return 0;
 }

@@ -244,10 +244,78 @@ test_expect_success XMLLINT '--plot writes well-formed SVG' '
 	xmllint --noout p.svg
 '
 
-test_expect_success 'easy and conservative count units: a JSON lines trace is refused' '
-	printf "%s\n" "{\"submit\": 0, \"runtime\": 1, \"jobspec\": {}}" >js.jsonl &&
-	test_expect_code 1 respol simulate --generate=nodes=1 --queue=easy js.jsonl 2>err &&
-	grep "^respol: simulate: js.jsonl:1: job 1: --queue=easy needs jobs of a size (SWF), not a jobspec$" err
+# The start times of a --jobs CSV.
+starts () {
+	cut -d, -f1,3 "$1"
+}
+
+test_expect_success 'JSON lines reserve through the matcher: the textbook case as jobspecs starts as the SWF does' '
+	for q in easy conservative hybrid:1 hybrid:2
+	do
+		respol simulate --generate=nodes=6,cores=1 --queue=$q \
+			--jobs=swf.csv "$D"/textbook.swf >swf.out &&
+		respol simulate --generate=nodes=6,cores=1 --queue=$q \
+			--jobs=js.csv "$D"/textbook.jsonl >js.out &&
+		starts swf.csv >expected &&
+		starts js.csv >got &&
+		test_cmp expected got &&
+		grep "^backfilled: " swf.out >expected &&
+		grep "^backfilled: " js.out >got &&
+		test_cmp expected got || return 1
+	done
+'
+
+# Six nodes of one core, GPUs on two: job 2 asks a GPU, so it waits for
+# job 1 although four cores are free (a count of cores would start it at
+# 1).  easy: 2 reserved at 100 on a GPU node; 3 and 5 backfill on nodes
+# without one; at 100 2 starts on node0 and 4 (two cores) is reserved at
+# 200, when 2 ends.  conservative: 4 is reserved at 100 too (node1 and
+# node5: 2 holds node0), so 5 may not take node5 now (it would run past
+# 100): it is reserved at 150, when 4 ends.
+gpu_job () {
+	w="{\"type\":\"core\",\"count\":1}"
+	test $5 = 0 || w="$w,{\"type\":\"gpu\",\"count\":1}"
+	printf "{\"id\":%s,\"submit\":%s,\"runtime\":%s,\"jobspec\":{\"version\":1,\"resources\":[{\"type\":\"slot\",\"count\":%s,\"label\":\"task\",\"with\":[%s]}],\"tasks\":[{\"command\":[\"job\"],\"slot\":\"task\",\"count\":{\"per_slot\":1}}],\"attributes\":{\"system\":{\"duration\":%s}}}}\n" \
+		$1 $2 $3 $4 "$w" $6
+}
+# The GPU case under queue policy $1, its jobs as expected, $2 backfilled.
+gpu_case () {
+	respol simulate -R gpu.R --queue=$1 --jobs=$1.csv gpu.jsonl >out &&
+	test_cmp expected $1.csv &&
+	grep "^backfilled: $2$" out
+}
+test_expect_success 'JSON lines: GPUs on some nodes, the easy schedule worked out by hand' '
+	cat >gpu.R <<-\EOF &&
+	{"version":1,"execution":{"R_lite":[{"rank":"0-1","children":{"core":"0","gpu":"0"}},{"rank":"2-5","children":{"core":"0"}}],"starttime":0,"expiration":0,"nodelist":["node[0-5]"]}}
+	EOF
+	{
+		gpu_job 1 0 100 2 1 100 &&
+		gpu_job 2 1 100 1 1 100 &&
+		gpu_job 3 2 200 3 0 200 &&
+		gpu_job 4 3 50 2 0 50 &&
+		gpu_job 5 4 300 1 0 300
+	} >gpu.jsonl &&
+	cat >expected <<-\EOF &&
+	id,submit,start,end,wait,size,where
+	1,0,0,100,0,2,"node[0-1]"
+	2,1,100,200,99,1,"node0"
+	3,2,2,202,0,3,"node[2-4]"
+	4,3,200,250,197,2,"node[0-1]"
+	5,4,4,304,0,1,"node5"
+	EOF
+	gpu_case easy 2
+'
+
+test_expect_success 'JSON lines: GPUs on some nodes, the conservative schedule worked out by hand' '
+	cat >expected <<-\EOF &&
+	id,submit,start,end,wait,size,where
+	1,0,0,100,0,2,"node[0-1]"
+	2,1,100,200,99,1,"node0"
+	3,2,2,202,0,3,"node[2-4]"
+	4,3,100,150,97,2,"node[1,5]"
+	5,4,150,450,146,1,"node1"
+	EOF
+	gpu_case conservative 1
 '
 
 test_expect_success 'a job of run time 0 frees for another pass at that time; duration 0 is no limit' '
@@ -360,6 +428,24 @@ test_expect_success 'the same inputs give the same bytes' '
 	test_cmp hpc2n.csv again.csv &&
 	untimed hpc2n.json >a && untimed again.json >b &&
 	test_cmp a b
+'
+
+# The first 600 jobs of HPC2N as JSON lines: slots of one core, as the
+# SWF asks.  The replay checks its invariants after every event (the
+# matcher holds the jobs that run and the reservations, each where the
+# policy was given it); the backfills pin the schedules.
+test_expect_success 'HPC2N as JSON lines under easy, conservative and hybrid:4: the invariants hold' '
+	awk -v max=600 -f "$D"/swf-to-jsonl.awk "$HPC2N" >h600.jsonl &&
+	test $(wc -l <h600.jsonl) -eq 600 &&
+	for qb in easy:39 conservative:51 hybrid:4:53
+	do
+		q=${qb%:*} &&
+		respol simulate --generate=nodes=240,cores=1 --queue=$q \
+			h600.jsonl >out &&
+		grep "^jobs: 600$" out &&
+		grep "^rejected: 0$" out &&
+		grep "^backfilled: ${qb##*:}$" out || return 1
+	done
 '
 
 test_expect_success 'usage errors exit 2 with the reason' '

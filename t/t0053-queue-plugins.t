@@ -162,6 +162,35 @@ test_expect_success 'a job left reserved at the time of the pass is refused' '
 	grep "^respol: simulate: at 0: queue policy .rogue.: job 1 is reserved at 0, the time of the pass, and was not started$" err
 '
 
+# The same rules where reservations are the matcher's (JSON lines).
+rogue_js () {
+	queue_config q.yaml "$FIX/queue-fixture.so" "{mode: $1}" &&
+	respol simulate --config=q.yaml --generate=nodes=6,cores=1 \
+		--jobs=js.csv "$D"/textbook.jsonl >out 2>err
+}
+
+test_expect_success 'JSON lines: the matcher refuses a start that would delay a reservation: no room' '
+	rogue_js greedy &&
+	respol simulate --generate=nodes=6,cores=1 --queue=conservative \
+		--jobs=cons.csv "$D"/textbook.jsonl >/dev/null &&
+	test_cmp cons.csv js.csv
+'
+
+test_expect_success 'JSON lines: a reservation later than the last is refused' '
+	test_expect_code 1 rogue_js later &&
+	grep "^respol: simulate: at 0: queue policy .rogue.: job 1.s reservation delayed from 0 to 100$" err
+'
+
+test_expect_success 'JSON lines: a cancelled reservation is none' '
+	test_expect_code 1 rogue_js cancelled &&
+	grep "^respol: simulate: at 0: queue policy .rogue.: pass failed: job 2 reserved at 100, then -1 once cancelled$" err
+'
+
+test_expect_success 'JSON lines: a job left reserved at the time of the pass is refused' '
+	test_expect_code 1 rogue_js reserve &&
+	grep "^respol: simulate: at 0: queue policy .rogue.: job 1 is reserved at 0, the time of the pass, and was not started$" err
+'
+
 test_expect_success 'a policy that fails, with and without a message' '
 	rogue fail &&
 	grep "^respol: simulate: at 0: queue policy .rogue.: pass failed: the fixture fails$" err &&

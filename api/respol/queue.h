@@ -35,7 +35,9 @@
  *     svc->error for the text).
  * Double booking cannot pass: a start is an allocation the matcher checks
  * against what is free now, and a reservation goes where the planner has
- * room.
+ * room.  A host without a planner may reserve through the matcher
+ * instead (struct rp_queue_host, reserve): the checks map as said
+ * there.
  *
  * Shipped (plugins/queue/): fcfs, easy, conservative, hybrid (config
  * depth: N) and priority (the order of an attribute of the jobspec).
@@ -136,7 +138,7 @@ struct rp_queue_job {
     int64_t duration; /* RP_PLANNER_FOREVER: none */
     int64_t reserved; /* -1: none (set by the host's services) */
     uint64_t span;    /* the reservation's planner span, when has_span */
-    bool has_span;
+    bool has_span;    /* without a planner: the host holds a reservation */
     bool pending; /* the host clears it when the job starts or is rejected */
 };
 
@@ -145,14 +147,51 @@ struct rp_queue_host {
     struct rp_queue_job **jobs;
     size_t count;
     int64_t now;
-    /* The cluster's units over time; NULL: the host plans nothing (then
-     * rp_queue_fits is false and rp_queue_reserve never holds). */
+    /* The cluster's units over time; NULL: the host plans nothing (then,
+     * without the callbacks below, rp_queue_fits is false and
+     * rp_queue_reserve never holds). */
     struct rp_planner *planner;
     /* Start job k now through the matcher: an enum rp_queue_start,
-     * adding the job's running span to the planner; -1 with error for a
-     * failure that stops the scheduler. */
+     * adding the job's running span to the planner (without one: taking
+     * the job's own reservation, if any, out first, the host's); -1 with
+     * error for a failure that stops the scheduler. */
     int (*start) (void *arg, size_t k, rp_error_t *error);
     void *arg;
+
+    /* Added after the first release: a host zero-fills the structure (C
+     * designated initializers do); a NULL callback means the host has
+     * none.
+     *
+     * The host's own reservations, for a host without a planner whose
+     * jobs are not of interchangeable units (a matcher's reservations,
+     * rp_matcher_allocate_orelse_reserve).  Used only when planner is
+     * NULL; without reserve, nothing is reserved (as above).
+     *
+     * reserve: replace job k's reservation, if any, by one at the
+     * earliest time from now at which its request fits for its duration;
+     * *at that time (RP_PLANNER_FOREVER: never, nothing held).  At now,
+     * the host holds the job's resources from now, for the start.  It
+     * sets the job's has_span when it holds something.  0, or -1 with
+     * error (the scheduler stops).
+     * cancel: drop job k's reservation (has_span false).  0, or -1.
+     * fits: could job k start now without delaying a reservation but its
+     * own?  (The matcher places a job now only where no reservation
+     * needs the resources before its end.)  It may test with the job's
+     * own reservation held: a job that would fit only on the resources
+     * of its own is then not said to fit (reserve it again: at now,
+     * start it).
+     *
+     * The checks above, in this mode: a start is the host's (the
+     * matcher's), which places nothing where a reservation needs it
+     * before the job's end, so a start that would delay a reservation
+     * finds no room (RP_QUEUE_NO_ROOM) rather than a refusal; the
+     * promise rules are checked on the times reserve gives (one later
+     * than the promise is refused, with the policy's name, and
+     * cancelled); the order and the pass's end are checked as with a
+     * planner. */
+    int (*reserve) (void *arg, size_t k, int64_t *at, rp_error_t *error);
+    int (*cancel) (void *arg, size_t k, rp_error_t *error);
+    bool (*fits) (void *arg, size_t k);
 };
 
 /* Run instance p's pass (kind RP_PLUGIN_QUEUE) over the host's queue: 0,

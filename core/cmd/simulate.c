@@ -40,11 +40,17 @@
  *   slots of one core, or whole nodes), so what the planner finds free
  *   now the matcher places.  Jobs of JSON lines ask what their jobspecs
  *   ask, which a count of units does not say: they run without a
- *   planner, under a policy that starts jobs in order.
+ *   planner, and are reserved by the matcher (the host's reserve,
+ *   cancel and fits, respol/queue.h): a job's reservation is its own
+ *   matcher record, freed before it is allocated at its time, and the
+ *   matcher places a job now only where no reservation needs the
+ *   resources before its end.
  * - After every event time the invariants are checked: no more units in
  *   use than exist, each running job holds exactly its size, no job
  *   starts before it is submitted, the planner has as many units free
- *   now as the matcher (the policy's own promises are checked as it
+ *   now as the matcher (without a planner: the matcher holds as many
+ *   jobs as run and are reserved, each reservation its job's record at
+ *   the time the policy was given, later than now) (the policy's own promises are checked as it
  *   makes its decisions, above); the matcher's own
  *   check (rp_matcher_check) walks the graph, so it runs every 1,000
  *   event times and at the end.  A broken one stops the replay with
@@ -563,14 +569,121 @@ static char *where_of (const struct sim *sim, uint64_t id)
     return s;
 }
 
+/* --- reservations through the matcher (jobs of JSON lines) ----------------
+ *
+ * Without a planner a job's reservation is its own matcher record (id
+ * i + 1, the id it runs under: a job is never both), made by
+ * rp_matcher_allocate_orelse_reserve and freed before the job is
+ * allocated at its time.  One reserved at now holds its resources from
+ * now: the start takes them. */
+
+static void unreserve_job (struct sim *s, struct job *j)
+{
+    rp_error_t error;
+
+    if (s->planner || !j->q.has_span)
+        return;
+    if (rp_matcher_free (s->m, (uint64_t)(j - s->jobs) + 1, &error) < 0)
+        cmd_die (SUB, "job %" PRIu64 ": %s", j->id, error.text);
+    j->q.has_span = false;
+}
+
+/* Job j's reservation again, at the earliest time from now: *at, or
+ * RP_PLANNER_FOREVER when no time holds it (nothing held).  0, or -1
+ * with errno and error (the matcher's). */
+static int reserve_job (struct sim *s, struct job *j, int64_t *at,
+                        rp_error_t *error)
+{
+    struct rp_rset *R;
+    double t;
+
+    unreserve_job (s, j);
+    R = rp_matcher_allocate_orelse_reserve (s->m, (uint64_t)(j - s->jobs) + 1,
+                                            jobspec_of (s, j), (double)s->now,
+                                            &t, error);
+    if (!R) {
+        *at = RP_PLANNER_FOREVER;
+        return errno == EBUSY ? 0 : -1;
+    }
+    rp_rset_destroy (R);
+    j->q.has_span = true;
+    *at = (int64_t)t;
+    return 0;
+}
+
+/* The host's reserve, cancel and fits (struct rp_queue_host). */
+static int host_reserve (void *arg, size_t k, int64_t *at, rp_error_t *error)
+{
+    struct sim *s = arg;
+
+    return reserve_job (s, job_of (s->queue_v[k]), at, error);
+}
+
+static int host_cancel (void *arg, size_t k, rp_error_t *error)
+{
+    struct sim *s = arg;
+
+    (void)error;
+    unreserve_job (s, job_of (s->queue_v[k]));
+    return 0;
+}
+
+/* Allocated at now under a spare id (njobs + 1) and freed: whether the
+ * matcher places it now, around the reservations.  Another error than
+ * EBUSY says yes: the start rejects the job with it. */
+static bool places_now (struct sim *s, struct job *j)
+{
+    uint64_t spare = (uint64_t)s->njobs + 1;
+    rp_error_t error;
+
+    if (rp_matcher_allocate_held (s->m, spare, jobspec_of (s, j),
+                                  (double)s->now, &error)
+        < 0)
+        return errno != EBUSY;
+    if (rp_matcher_free (s->m, spare, &error) < 0)
+        cmd_die (SUB, "job %" PRIu64 ": %s", j->id, error.text);
+    return true;
+}
+
+/* Its own reservation held: see respol/queue.h. */
+static bool host_fits (void *arg, size_t k)
+{
+    struct sim *s = arg;
+
+    return places_now (s, job_of (s->queue_v[k]));
+}
+
+/* Allocate job i at t: 0, or -1 with errno and error.  A job reserved
+ * later is reserved again first (its place is its own), and is still
+ * reserved (EBUSY) when that is not now. */
+static int allocate (struct sim *s, size_t i, int64_t t, rp_error_t *error)
+{
+    struct job *j = &s->jobs[i];
+    int64_t at;
+
+    if (s->planner || !j->q.has_span)
+        return rp_matcher_allocate_held (s->m, i + 1, jobspec_of (s, j),
+                                         (double)t, error);
+    if (j->q.reserved != t) {
+        if (reserve_job (s, j, &at, error) < 0)
+            return -1;
+        j->q.reserved = at;
+        if (at != t) {
+            errno = EBUSY;
+            return -1;
+        }
+    }
+    j->q.has_span = false; /* the record runs */
+    return 0;
+}
+
 /* Try to start job i, at position k of the queue, at t: an enum
  * rp_queue_start. */
 static int try_start (struct sim *s, size_t i, size_t k, int64_t t)
 {
     struct job *j = &s->jobs[i];
-    struct rp_jobspec *js = jobspec_of (s, j);
     rp_error_t error;
-    int rc = rp_matcher_allocate_held (s->m, i + 1, js, (double)t, &error);
+    int rc = allocate (s, i, t, &error);
     int errnum = errno;
 
     if (rc < 0) {
@@ -641,7 +754,10 @@ static void pass (struct sim *s, int64_t t)
                                .now = t,
                                .planner = s->planner,
                                .start = host_start,
-                               .arg = s };
+                               .arg = s,
+                               .reserve = host_reserve,
+                               .cancel = host_cancel,
+                               .fits = host_fits };
     double t0, us;
     rp_error_t error;
 
@@ -671,16 +787,47 @@ static void check_matcher (struct sim *s, int64_t t)
         cmd_die (SUB, "invariant broken at %" PRId64 ": %s", t, error.text);
 }
 
+/* Without a planner: every reservation held is the matcher's record of
+ * the job, a reservation later than now at the start the policy was
+ * given (nothing moved it). */
+static void check_reservations (const struct sim *s, int64_t t)
+{
+    for (size_t k = 0; k < s->nq; k++) {
+        const struct job *j = job_of (s->queue_v[k]);
+        double start;
+        bool reserved;
+        if (!j->q.has_span)
+            continue;
+        if (!rp_matcher_job_time (s->m, (uint64_t)(j - s->jobs) + 1, &start,
+                                  NULL, &reserved)
+            || !reserved || (int64_t)start != j->q.reserved || start <= t)
+            cmd_die (SUB,
+                     "invariant broken at %" PRId64 ": job %" PRIu64
+                     " is not reserved at %" PRId64 " in the matcher",
+                     t, j->id, j->q.reserved);
+    }
+}
+
+/* The queued jobs that hold a reservation in the matcher. */
+static size_t reservations (const struct sim *s)
+{
+    size_t n = 0;
+
+    for (size_t k = 0; !s->planner && k < s->nq; k++)
+        n += s->queue_v[k]->has_span;
+    return n;
+}
+
 static void check (struct sim *s, int64_t t, size_t events)
 {
     uint64_t used = 0;
 
     if (events % MATCHER_CHECK == 0)
         check_matcher (s, t);
-    if (rp_matcher_njobs (s->m) != s->nrunning)
+    if (rp_matcher_njobs (s->m) != s->nrunning + reservations (s))
         cmd_die (SUB, "invariant broken at %" PRId64 ": %zu jobs hold "
-                      "resources, %zu run", t, rp_matcher_njobs (s->m),
-                 s->nrunning);
+                      "resources, %zu run, %zu reserved", t,
+                 rp_matcher_njobs (s->m), s->nrunning, reservations (s));
     for (size_t k = 0; k < s->nrunning; k++) {
         const struct job *j = &s->jobs[s->running[k]];
         if (j->units != j->size && !j->jobspec)
@@ -701,6 +848,8 @@ static void check (struct sim *s, int64_t t, size_t events)
                  "invariant broken at %" PRId64 ": the planner has %" PRIu64
                  " units free, the matcher %" PRIu64,
                  t, rp_planner_free_at (s->planner, t), s->total - s->in_use);
+    if (!s->planner)
+        check_reservations (s, t);
 }
 
 static void progress (const struct sim *s, size_t events, bool tty)
@@ -1101,22 +1250,14 @@ static void load_queue (struct sim *s, struct rp_config *cfg, const char *label)
 }
 
 /* Jobs of a size of interchangeable units (SWF) are planned; jobs of
- * their own jobspecs are not, and need a policy that starts them in
- * order (it reserves nothing). */
+ * their own jobspecs are not: they are reserved through the matcher. */
 static void plan (struct sim *s)
 {
     rp_error_t error;
 
-    for (size_t i = 0; i < s->njobs; i++) {
-        if (!s->jobs[i].jobspec)
-            continue;
-        if (rp_queue_flags (s->qp) & RP_QUEUE_IN_ORDER)
+    for (size_t i = 0; i < s->njobs; i++)
+        if (s->jobs[i].jobspec)
             return;
-        cmd_die (SUB,
-                 "%s:%zu: job %" PRIu64 ": --queue=%s needs jobs "
-                 "of a size (SWF), not a jobspec",
-                 s->trace, s->jobs[i].line, s->jobs[i].id, s->queue);
-    }
     if (!(s->planner = rp_planner_create (s->total, &error)))
         cmd_die (SUB, "%s", error.text);
 }
