@@ -138,6 +138,45 @@ test_expect_success 'compare-match needs a built tree' '
 	test_expect_code 1 "$RESPOL_SRCDIR/scripts/compare-match" "$PWD" 2>err &&
 	grep "no core/.libs/librespol.so (build it first)" err
 '
+test_expect_success 'compare-reserve times respol alone when no resource-query is given' '
+	RESPOL_RESOURCE_QUERY= "$RESPOL_SRCDIR/scripts/compare-reserve" \
+		--respol="$RESPOL_BUILDDIR/core/respol" --nodes=16 --commands=20 >out &&
+	test $(grep -c "^| 16 | [0-9]*-[0-9]* | [0-9.]* | - |\$" out) = 4 &&
+	grep "^whole runs, CPU seconds: respol [0-9.]*, Fluxion -; reserved, not allocated: respol [1-9][0-9]*, Fluxion -, of 20\$" out
+'
+test_expect_success 'compare-reserve reads a resource-query stand-in and checks its answers' '
+	cat >rqe <<-\EOF &&
+	#!/bin/sh
+	# one ELAPSE per match, half of them reserved
+	n=0
+	while read -r cmd rest; do
+		[ "$cmd" = match ] || continue
+		n=$((n + 1))
+		[ $((n % 2)) = 0 ] && echo "INFO: RESOURCES=RESERVED"
+		echo "INFO: ELAPSE=0.000250"
+	done
+	EOF
+	chmod +x rqe &&
+	"$RESPOL_SRCDIR/scripts/compare-reserve" --respol="$RESPOL_BUILDDIR/core/respol" \
+		--nodes=16 --commands=20 --resource-query="$PWD/rqe" >out &&
+	test $(grep -c "^| 16 | [0-9]*-[0-9]* | [0-9.]* | 250.0 |\$" out) = 4 &&
+	grep "Fluxion 10, of 20\$" out &&
+	printf "#!/bin/sh\\ncat >/dev/null\\n" >rqn &&
+	chmod +x rqn &&
+	test_expect_code 1 "$RESPOL_SRCDIR/scripts/compare-reserve" \
+		--respol="$RESPOL_BUILDDIR/core/respol" --nodes=16 --commands=20 \
+		--resource-query="$PWD/rqn" 2>err &&
+	grep "^compare-reserve: resource-query answered 0 of 20 commands\$" err
+'
+test_expect_success 'compare-reserve refuses bad arguments (exit 2)' '
+	test_expect_code 2 "$RESPOL_SRCDIR/scripts/compare-reserve" --nodes=x 2>err &&
+	grep "^compare-reserve: --nodes and --commands take a number\$" err &&
+	test_expect_code 2 "$RESPOL_SRCDIR/scripts/compare-reserve" \
+		--resource-query=/nonexistent 2>err &&
+	grep "^compare-reserve: /nonexistent: not an executable\$" err &&
+	test_expect_code 2 "$RESPOL_SRCDIR/scripts/compare-reserve" --frob 2>err &&
+	grep "^compare-reserve: unknown argument .--frob.\$" err
+'
 test_expect_success 'bench-inventory --quick prints its tables' '
 	"$BENCH/bench-inventory" --quick >out &&
 	grep "^| targets | build (ms) | initial response" out &&
