@@ -291,35 +291,27 @@ struct rp_hostlist *rp_matcher_job_nodelist (const struct rp_matcher *m,
     const struct job *j = m ? match_job_find (m, jobid) : NULL;
     struct rp_hostlist *hl = NULL;
     struct ritem *it = NULL;
-    char *s = NULL;
-    size_t k, len = 0, cap = 0;
+    size_t k;
 
     if (!j) {
         errno = m ? ENOENT : EINVAL;
         return NULL;
     }
-    if (!(it = rank_items (m, j->holds, j->nholds, &k)))
+    if (!(it = rank_items (m, j->holds, j->nholds, &k))
+        || !(hl = rp_hostlist_create ()))
         goto nomem;
     /* R's nodelist: its targets' host names in rank order (every one was
-     * checked when the job was allocated), one string decoded once */
+     * checked when the job was allocated) */
     for (size_t i = 0; i < k; i = rank_end (it, i, k)) {
         const char *h = target_host (m, it[i].tv, NULL);
-        size_t n = h ? strlen (h) : 0;
-        while (len + n + 2 > cap)
-            if (match_grow ((void **)&s, &cap, 1) < 0)
-                goto nomem;
-        if (len > 0)
-            s[len++] = ',';
-        memcpy (s + len, h ? h : "", n);
-        len += n;
+        if (rp_hostlist_append (hl, h ? h : "", NULL) < 0)
+            goto nomem;
     }
-    hl = rp_hostlist_decode (s ? (s[len] = '\0', s) : "", NULL);
     free (it);
-    free (s);
     return hl;
 nomem:
     free (it);
-    free (s);
+    rp_hostlist_destroy (hl);
     errno = ENOMEM;
     return NULL;
 }
