@@ -11,9 +11,10 @@ T="$RESPOL_DATA/topologies"
 
 # coral-lassen: 40 cores, 4 GPUs seen by both CUDA and NVML (counted once);
 # eas-tioga: 64 cores, 8 RSMI GPUs; epyc-corona: 48 cores, 4 OpenCL GPUs;
-# cts1-quartz-smt1: 36 cores, no GPU; h200-vm: 16 cores, 1 GPU found by its
-# PCI class (Debian's hwloc has no CUDA or NVML component).
-for topo in coral-lassen eas-tioga epyc-corona cts1-quartz-smt1 h200-vm; do
+# cts1-quartz-smt1: 36 cores, no GPU; h200-vm and h100-vm: 16 cores, 1 GPU
+# (an H200, an H100) found by its PCI class (Debian's hwloc has no CUDA or
+# NVML component).
+for topo in coral-lassen eas-tioga epyc-corona cts1-quartz-smt1 h200-vm h100-vm; do
 	test_expect_success "encode --xml $topo.xml" "
 		respol R encode --xml=$T/$topo.xml >out &&
 		test_cmp $D/hwloc-$topo.expected out

@@ -62,6 +62,8 @@ static const struct {
      * no OS device for the GPU (no CUDA or NVML component), found by its
      * PCI class and vendor. */
     { "h200-vm.xml", "vm", "0-15", "0" },
+    /* The same with one NVIDIA H100 (another PCI device id). */
+    { "h100-vm.xml", "vm", "0-15", "0" },
 };
 
 static void test_real_topologies (void)
