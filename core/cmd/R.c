@@ -214,6 +214,11 @@ static struct rp_rset *read_fold (const char *sub, fold_fn fn)
     return acc;
 }
 
+struct rp_rset *cmd_R_read_union (const char *sub)
+{
+    return read_fold (sub, fold_add);
+}
+
 static void print_rset (const char *sub, const struct rp_rset *r)
 {
     char *s = rp_rset_encode (r, 0);

@@ -4,7 +4,9 @@
  *   respol R filter [--config=FILE] CONSTRAINT  < R
  *
  * stdin holds one or more concatenated R objects (RFC 20); their union
- * (rp_rset_add) is filtered.
+ * (rp_rset_add) is filtered.  They are read as the other `respol R`
+ * subcommands read them (cmd_R_read_union: each object's text decoded
+ * without a JSON tree where it can be, the same messages either way).
  * CONSTRAINT is an RFC 31 JSON object when its first non-blank character
  * is '{', else an RFC 35 query (api/respol/constraint.h).  The matching
  * subset is printed as compact R with sorted keys.  With --config, the
@@ -71,48 +73,6 @@ static struct rp_constraint *compile_arg (const char *arg)
     return c;
 }
 
-static const char *lib_text (const rp_error_t *error)
-{
-    if (!strncmp (error->text, "R: ", 3))
-        return error->text + 3;
-    return error->text;
-}
-
-/* Where object i of n came from, for messages. */
-static const char *origin (size_t i, size_t n)
-{
-    static char buf[64];
-
-    if (n == 1)
-        return "stdin";
-    snprintf (buf, sizeof (buf), "stdin: object %zu", i + 1);
-    return buf;
-}
-
-/* The union of the R objects on stdin. */
-static struct rp_rset *read_rset (void)
-{
-    json_t *all = cmd_read_json_stream (SUB ": filter", stdin);
-    size_t n = json_array_size (all);
-    struct rp_rset *r = rp_rset_create ();
-    rp_error_t error;
-
-    if (n == 0)
-        die ("no R on stdin");
-    if (!r)
-        die ("out of memory");
-    for (size_t i = 0; i < n; i++) {
-        struct rp_rset *one;
-
-        if (!(one = rp_rset_from_json (json_array_get (all, i), &error))
-            || rp_rset_add (r, one, &error) < 0)
-            die ("%s: %s", origin (i, n), lib_text (&error));
-        rp_rset_destroy (one);
-    }
-    json_decref (all);
-    return r;
-}
-
 enum { OPT_CONFIG = 256 };
 
 static const struct option longopts[] = {
@@ -160,7 +120,7 @@ int cmd_R_filter (int argc, char **argv)
     if (config && !(cfg = cmd_load_config (SUB, config)))
         exit (EXIT_INPUT);
     c = compile_arg (argv[optind]);
-    r = read_rset ();
+    r = cmd_R_read_union ("filter");
     if (!(result = rp_constraint_filter_rset (c, r, &error)))
         die ("%s", error.text);
     if (!(s = rp_rset_encode (result, 0)))

@@ -37,6 +37,10 @@ int cmd_config (int argc, char **argv);
  * (argv[0] is "filter"), dispatched from cmd_jobspec and cmd_R. */
 int cmd_jobspec_create (int argc, char **argv);
 int cmd_R_filter (int argc, char **argv);
+/* The union of the R objects on stdin, read as the other `respol R`
+ * subcommands read them (core/cmd/R.c); dies with "respol: R: SUB: ..."
+ * on bad input or none. */
+struct rp_rset *cmd_R_read_union (const char *sub);
 /* `respol plugin new` (argv[0] is "new"), dispatched from cmd_plugin;
  * usage prints the usage of respol plugin, for --help. */
 int cmd_plugin_new (int argc, char **argv, void (*usage) (FILE *f));
