@@ -348,13 +348,14 @@ int rp_graph_finalize (struct rp_graph *g, rp_error_t *error)
         flags[v] = g->v[v].flags;
     if (build_edges (g, &f) < 0)
         goto nomem_flags;
+    free (f.order); /* scratch, given back before the live state is made */
+    f.order = NULL;
     fin_commit (g, &f);
     if (!(g->live = gstate_create (g))) {
         fin_uncommit (g);
         goto nomem_flags;
     }
     free (flags);
-    free (f.order);
     graph_build_free (g);
     return 0;
 nomem_flags:
