@@ -758,6 +758,17 @@ static int find_start (struct rp_match *x, bool reserve, int64_t t, int64_t d,
     return reserve_search (x, t, dr, why, start);
 }
 
+/* The length of the window a job of duration allocated at now gets:
+ * [floor (now), ceil (now + duration)), at least a second. */
+static int64_t window_len (const struct rp_matcher *m, double now,
+                           double duration)
+{
+    int64_t d = duration > 0 ? to_sec (now + duration, true) - tnow (m)
+                             : FOREVER;
+
+    return d < 1 ? 1 : d;
+}
+
 struct rp_rset *match_time_allocate (struct rp_matcher *m, uint64_t jobid,
                                      const struct rp_jobspec *js, double now,
                                      bool reserve, double *at,
@@ -765,16 +776,10 @@ struct rp_rset *match_time_allocate (struct rp_matcher *m, uint64_t jobid,
 {
     struct rp_match x = { 0 };
     double duration = rp_jobspec_duration (js);
-    int64_t t = tnow (m), d, start;
+    int64_t t = tnow (m), d = window_len (m, now, duration), start = t;
     struct rp_rset *R = NULL;
     struct job *j = NULL;
 
-    /* the window is the span the job gets: [floor (now), ceil (now +
-     * duration)) */
-    d = duration > 0 ? to_sec (now + duration, true) - t : FOREVER;
-    if (d < 1)
-        d = 1;
-    start = t;
     if (time_advance (m, error) < 0 || match_setup (m, js, &x, error) < 0
         || find_start (&x, reserve, t, d, duration, &start) < 0)
         goto done;
@@ -804,6 +809,63 @@ undo:
 done:
     match_cleanup (&x);
     return NULL;
+}
+
+/* --- whether a job fits now, allocating nothing -------------------------- */
+
+/* The match on the live state as it is, its proposal checked, then
+ * undone: 1 it holds, 0 not, -1 the policy's failure or ENOMEM. */
+static int fits_walk (struct rp_match *x)
+{
+    int rc;
+
+    x->s = graph_live (x->m->g);
+    x->sat = false;
+    if ((rc = match_run (x)) <= 0)
+        return rc; /* undone by the walk */
+    if (match_verify (x) < 0)
+        rc = -1;
+    match_rollback (x, (struct mark){ 0, 0 });
+    return rc;
+}
+
+/* In time: no walk where the graph's planners show too few units free
+ * for the whole window (the bound find_start trusts), else the walk in
+ * the window [t, t + d). */
+static int fits_in_time (struct rp_match *x, int64_t t, int64_t d)
+{
+    struct rp_matcher *m = x->m;
+    int64_t lb;
+    int rc;
+
+    need_total (x);
+    if (lower_bound (m, t, d, &lb) < 0 || lb > t)
+        return 0;
+    if (window_apply (m, t, window_end (t, d)) < 0)
+        return match_nomem (x);
+    rc = fits_walk (x);
+    window_revert (m);
+    return rc;
+}
+
+int rp_matcher_fits (struct rp_matcher *m, const struct rp_jobspec *js,
+                     double now, rp_error_t *error)
+{
+    struct rp_match x = { 0 };
+    int64_t d;
+    int rc = -1;
+
+    if (!m || !js || !(now >= 0))
+        return rp_error_set (error, EINVAL, "matcher: bad arguments");
+    if (now > m->now)
+        m->now = now;
+    d = window_len (m, now, rp_jobspec_duration (js));
+    if (time_advance (m, error) < 0 || match_setup (m, js, &x, error) < 0)
+        goto done;
+    rc = m->time ? fits_in_time (&x, tnow (m), d) : fits_walk (&x);
+done:
+    match_cleanup (&x);
+    return rc;
 }
 
 /* --- the API ------------------------------------------------------------ */

@@ -628,21 +628,16 @@ static int host_cancel (void *arg, size_t k, rp_error_t *error)
     return 0;
 }
 
-/* Allocated at now under a spare id (njobs + 1) and freed: whether the
- * matcher places it now, around the reservations.  Another error than
- * EBUSY says yes: the start rejects the job with it. */
+/* Whether the matcher places job j now, around the reservations, asked
+ * without allocating (rp_matcher_fits).  A failure says yes: the start
+ * fails with it (rejects the job, or stops the replay).  Not now says
+ * no: whether it ever could was asked when it arrived. */
 static bool places_now (struct sim *s, struct job *j)
 {
-    uint64_t spare = (uint64_t)s->njobs + 1;
     rp_error_t error;
 
-    if (rp_matcher_allocate_held (s->m, spare, jobspec_of (s, j),
-                                  (double)s->now, &error)
-        < 0)
-        return errno != EBUSY;
-    if (rp_matcher_free (s->m, spare, &error) < 0)
-        cmd_die (SUB, "job %" PRIu64 ": %s", j->id, error.text);
-    return true;
+    return rp_matcher_fits (s->m, jobspec_of (s, j), (double)s->now, &error)
+           != 0;
 }
 
 /* Its own reservation held: see respol/queue.h. */

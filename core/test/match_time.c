@@ -244,6 +244,46 @@ static void test_earlier_now (void)
     rp_matcher_destroy (m);
 }
 
+static int fits (struct rp_matcher *m, const char *what, int count,
+                 int duration, double now)
+{
+    struct rp_jobspec *js = js_slots (what, count, duration);
+    rp_error_t e;
+    int rc = rp_matcher_fits (m, js, now, &e);
+
+    rp_jobspec_destroy (js);
+    return rc;
+}
+
+/* Whether a job fits now, allocating nothing: allocate's answer. */
+static void test_fits (void)
+{
+    struct rp_matcher *m = matcher ("nodes=4,cores=4");
+    rp_error_t e;
+
+    ok (fits (m, "node", 4, 100, 0) == 1, "4 nodes on an idle cluster: fit");
+    ok (fits (m, "node", 5, 100, 0) == 0, "5 nodes of 4: do not fit");
+    ok (reserve (m, 1, "node", 2, 100, 0, &e) == 0, "A: 2 nodes to 100");
+    ok (fits (m, "node", 2, 0, 0) == 1 && fits (m, "node", 3, 0, 0) == 0,
+        "no reservation: 2 nodes fit, 3 do not");
+    ok (reserve (m, 2, "node", 4, 50, 0, &e) == 100, "B: reserved at 100");
+    ok (fits (m, "node", 2, 50, 0) == 1, "C (2 nodes, 50 s): fits before B");
+    ok (fits (m, "node", 2, 200, 0) == 0, "D (2 nodes, 200 s): would delay B");
+    ok (fits (m, "core", 1, 0, 0) == 0, "a core without end: would delay B");
+    ok (fits (m, "node", 3, 10, 0) == 0, "3 nodes: too few free now");
+    ok (rp_matcher_njobs (m) == 2, "nothing allocated");
+    check (m, "fits");
+    ok (rp_matcher_free (m, 2, &e) == 0, "B: cancelled");
+    ok (fits (m, "node", 4, 10, 150) == 0,
+        "at 150, A past its end keeps its nodes: 4 do not fit");
+    ok (fits (m, "node", 2, 10, 150) == 1, "at 150, 2 nodes fit");
+    check (m, "A late");
+    errno = 0;
+    ok (rp_matcher_fits (m, NULL, 0, &e) < 0 && errno == EINVAL,
+        "no jobspec: EINVAL");
+    rp_matcher_destroy (m);
+}
+
 static void test_errors (void)
 {
     struct rp_matcher *m = matcher ("nodes=2,cores=2");
@@ -305,6 +345,7 @@ int main (void)
     test_shared_and_whole ();
     test_release_hello ();
     test_earlier_now ();
+    test_fits ();
     test_errors ();
     done_testing ();
 }
