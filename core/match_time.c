@@ -621,18 +621,30 @@ static int lower_bound (const struct rp_matcher *m, int64_t c, int64_t d,
     return 0;
 }
 
+/* Whether x could ever fit, unless *known: 0, or -1 with ENODEV (never)
+ * or the policy's failure. */
+static int ever_fits (struct rp_match *x, bool *known)
+{
+    if (*known)
+        return 0;
+    *known = true;
+    return match_pristine (x);
+}
+
 /* Try the windows that start when something changes after t (the ends
  * of spans among them), each time from the bound on: the first that
- * holds the match leaves it held and the window applied, in *at. */
+ * holds the match leaves it held and the window applied, in *at.
+ * Unless known, whether the job could ever fit is asked (a walk of the
+ * pristine graph) only when the first window does not hold it: the
+ * bound makes that rare, and a job that never fits is told apart
+ * (ENODEV) before the other windows are walked. */
 static int reserve_search (struct rp_match *x, int64_t t, int64_t d,
-                           const char *why, int64_t *at)
+                           const char *why, bool known, int64_t *at)
 {
     struct rp_matcher *m = x->m;
     int64_t c = t;
     int rc = 0;
 
-    x->s = graph_live (m->g);
-    x->sat = false;
     need_total (x);
     while (rc == 0 && rp_planner_next_change (m->time->all, c, &c)) {
         int64_t lb;
@@ -641,11 +653,17 @@ static int reserve_search (struct rp_match *x, int64_t t, int64_t d,
         c = lb;
         if (window_apply (m, c, window_end (c, d)) < 0)
             return match_nomem (x);
+        x->s = graph_live (m->g);
+        x->sat = false;
         if ((rc = match_run (x)) > 0)
             *at = c;
         else
             window_revert (m);
+        if (rc == 0 && ever_fits (x, &known) < 0)
+            return -1;
     }
+    if (rc == 0 && ever_fits (x, &known) < 0)
+        return -1;
     if (rc == 0)
         return rp_error_set (x->error, EBUSY,
                              "%s; no later time either: what holds it has no "
@@ -728,7 +746,7 @@ refused:
 /* Now, in the window [t, t+d) (the job's span), else (reserve) the
  * earliest time later: the match held in its window, the start in
  * *start.  Where the graph's planners show that the job cannot start
- * now, only whether it could ever is asked. */
+ * now, no walk at now: the later windows are tried. */
 static int find_start (struct rp_match *x, bool reserve, int64_t t, int64_t d,
                        double duration, int64_t *start)
 {
@@ -741,11 +759,8 @@ static int find_start (struct rp_match *x, bool reserve, int64_t t, int64_t d,
         if (lower_bound (m, t, d, &lb) < 0)
             lb = t;
     }
-    if (lb > t) {
-        if (match_pristine (x) < 0)
-            return -1;
-        return reserve_search (x, t, dr, why, start);
-    }
+    if (lb > t)
+        return reserve_search (x, t, dr, why, false, start);
     if (window_apply (m, t, window_end (t, d)) < 0)
         return match_nomem (x);
     if (match_find (x) == 0)
@@ -755,7 +770,7 @@ static int find_start (struct rp_match *x, bool reserve, int64_t t, int64_t d,
         return -1;
     if (x->error)
         snprintf (why, sizeof (why), "%s", x->error->text);
-    return reserve_search (x, t, dr, why, start);
+    return reserve_search (x, t, dr, why, true, start);
 }
 
 /* The length of the window a job of duration allocated at now gets:

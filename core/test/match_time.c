@@ -284,6 +284,37 @@ static void test_fits (void)
     rp_matcher_destroy (m);
 }
 
+/* A job the bound puts later than now that could never fit: ENODEV with
+ * the reason, not a search of every later window. */
+static void test_never_later (void)
+{
+    static const char y[] =
+        "version: 1\nresources:\n  - type: slot\n    label: s\n"
+        "    count: 1\n    with:\n      - type: core\n        count: 3\n"
+        "tasks:\n  - command: [app]\n    slot: s\n"
+        "    count: {per_slot: 1}\n"
+        "attributes:\n  system:\n    duration: 10\n";
+    struct rp_matcher *m = matcher ("nodes=2,cores=2");
+    struct rp_jobspec *js =
+        rp_jobspec_load (y, strlen (y), "t.yaml", RP_JOBSPEC_CANONICAL, NULL);
+    rp_error_t e;
+    double at;
+
+    if (!js)
+        BAIL_OUT ("the jobspec of 3 cores does not load");
+    ok (reserve (m, 1, "node", 1, 100, 0, &e) == 0, "A: a node to 100");
+    ok (reserve (m, 2, "core", 1, 50, 0, &e) == 0, "B: a core to 50");
+    errno = 0;
+    ok (!rp_matcher_allocate_orelse_reserve (m, 3, js, 0, &at, &e)
+            && errno == ENODEV,
+        "3 cores on one node of 2, when 3 cores are free at 100 at the "
+        "earliest: ENODEV");
+    diag ("%s", e.text);
+    check (m, "never");
+    rp_jobspec_destroy (js);
+    rp_matcher_destroy (m);
+}
+
 static void test_errors (void)
 {
     struct rp_matcher *m = matcher ("nodes=2,cores=2");
@@ -346,6 +377,7 @@ int main (void)
     test_release_hello ();
     test_earlier_now ();
     test_fits ();
+    test_never_later ();
     test_errors ();
     done_testing ();
 }
