@@ -221,6 +221,13 @@ test_expect_success 'JSON lines: fits when the scoring fails: the start stops wi
 	grep "^respol: simulate: .*textbook.jsonl:1: job 1: policy .broken.: score returned -1 (no message)$" err
 '
 
+test_expect_success 'a policy that starts nothing: the replay stops when nothing runs' '
+	rogue idle &&
+	grep "^respol: simulate: job 1 can never start: nothing runs$" err &&
+	test_expect_code 1 rogue_js idle &&
+	grep "^respol: simulate: job 1 can never start: nothing runs$" err
+'
+
 test_expect_success 'a policy that fails, with and without a message' '
 	rogue fail &&
 	grep "^respol: simulate: at 0: queue policy .rogue.: pass failed: the fixture fails$" err &&
