@@ -650,12 +650,20 @@ static bool host_fits (void *arg, size_t k)
 
 /* Allocate job i at t: 0, or -1 with errno and error.  A job reserved
  * later is reserved again first (its place is its own), and is still
- * reserved (EBUSY) when that is not now. */
+ * reserved (EBUSY) when that is not now.  A job of JSON lines is asked
+ * whether it fits first: an allocation that fails walks the graph twice
+ * (now, then the pristine graph to word its error), the question at
+ * most once, and not at all where the matcher's planners show too few
+ * units free. */
 static int allocate (struct sim *s, size_t i, int64_t t, rp_error_t *error)
 {
     struct job *j = &s->jobs[i];
     int64_t at;
 
+    if (!s->planner && !j->q.has_span && !places_now (s, j)) {
+        errno = EBUSY;
+        return -1;
+    }
     if (s->planner || !j->q.has_span)
         return rp_matcher_allocate_held (s->m, i + 1, jobspec_of (s, j),
                                          (double)t, error);
