@@ -778,22 +778,24 @@ static int find_start (struct rp_match *x, bool reserve, int64_t t, int64_t d,
 static int64_t window_len (const struct rp_matcher *m, double now,
                            double duration)
 {
-    int64_t d = duration > 0 ? to_sec (now + duration, true) - tnow (m)
-                             : FOREVER;
+    int64_t d =
+        duration > 0 ? to_sec (now + duration, true) - tnow (m) : FOREVER;
 
     return d < 1 ? 1 : d;
 }
 
-struct rp_rset *match_time_allocate (struct rp_matcher *m, uint64_t jobid,
-                                     const struct rp_jobspec *js, double now,
-                                     bool reserve, double *at,
-                                     rp_error_t *error)
+/* Allocate at now, or else (reserve) at the earliest time: 0 with job
+ * jobid's record in, its R in *R; R NULL: none built (the host names
+ * checked instead, as rp_matcher_allocate_held does).  -1 with error. */
+static int time_allocate (struct rp_matcher *m, uint64_t jobid,
+                          const struct rp_jobspec *js, double now, bool reserve,
+                          double *at, struct rp_rset **R, rp_error_t *error)
 {
     struct rp_match x = { 0 };
     double duration = rp_jobspec_duration (js);
     int64_t t = tnow (m), d = window_len (m, now, duration), start = t;
-    struct rp_rset *R = NULL;
     struct job *j = NULL;
+    int rc = -1;
 
     if (time_advance (m, error) < 0 || match_setup (m, js, &x, error) < 0
         || find_start (&x, reserve, t, d, duration, &start) < 0)
@@ -806,24 +808,41 @@ struct rp_rset *match_time_allocate (struct rp_matcher *m, uint64_t jobid,
     if (!(j = commit (&x, jobid, start, start > t ? (double)start : now,
                       duration)))
         goto done;
-    if (!(R = match_job_result (m, j, error)) || match_job_insert (m, j) < 0)
+    if (R ? !(*R = match_job_result (m, j, error))
+          : match_job_hosts_check (m, j, error) < 0)
         goto undo;
+    if (match_job_insert (m, j) < 0) {
+        rp_error_set (error, ENOMEM, "out of memory");
+        goto undo;
+    }
     if (at)
         *at = j->starttime;
-    match_cleanup (&x);
-    return R;
+    rc = 0;
+    goto done;
 undo:
-    if (R)
-        rp_error_set (error, ENOMEM, "out of memory");
     spans_remove (m, j);
     if (!j->reserved)
         live_put (m, j);
-    rp_rset_destroy (R);
-    R = NULL;
+    if (R) {
+        rp_rset_destroy (*R);
+        *R = NULL;
+    }
     match_job_destroy (j);
 done:
     match_cleanup (&x);
-    return NULL;
+    return rc;
+}
+
+struct rp_rset *match_time_allocate (struct rp_matcher *m, uint64_t jobid,
+                                     const struct rp_jobspec *js, double now,
+                                     bool reserve, double *at,
+                                     rp_error_t *error)
+{
+    struct rp_rset *R = NULL;
+
+    if (time_allocate (m, jobid, js, now, reserve, at, &R, error) < 0)
+        return NULL;
+    return R;
 }
 
 /* --- whether a job fits now, allocating nothing -------------------------- */
@@ -885,32 +904,55 @@ done:
 
 /* --- the API ------------------------------------------------------------ */
 
+/* Allocate-orelse-reserve: 0 with job jobid's R in *R (R NULL: held
+ * only, no R built), or -1 with error. */
+static int orelse_reserve (struct rp_matcher *m, uint64_t jobid,
+                           const struct rp_jobspec *js, double now, double *at,
+                           struct rp_rset **R, rp_error_t *error)
+{
+    rp_error_t e;
+    int rc;
+
+    if (match_admit (m, jobid, js, now, error) < 0)
+        return -1;
+    if (!m->time) {
+        if (R)
+            rc = (*R = rp_matcher_allocate (m, jobid, js, now, &e)) ? 0 : -1;
+        else
+            rc = rp_matcher_allocate_held (m, jobid, js, now, &e);
+        if (rc == 0 && at)
+            *at = now;
+        if (rc == 0)
+            return 0;
+        if (errno != EBUSY) {
+            if (error)
+                *error = e;
+            return -1;
+        }
+        if (time_start (m, error) < 0)
+            return -1;
+    }
+    return time_allocate (m, jobid, js, now, true, at, R, error);
+}
+
 struct rp_rset *rp_matcher_allocate_orelse_reserve (struct rp_matcher *m,
                                                     uint64_t jobid,
                                                     const struct rp_jobspec *js,
                                                     double now, double *at,
                                                     rp_error_t *error)
 {
-    struct rp_rset *R;
-    rp_error_t e;
+    struct rp_rset *R = NULL;
 
-    if (match_admit (m, jobid, js, now, error) < 0)
-        return NULL;
-    if (!m->time) {
-        if ((R = rp_matcher_allocate (m, jobid, js, now, &e))) {
-            if (at)
-                *at = now;
-            return R;
-        }
-        if (errno != EBUSY) {
-            if (error)
-                *error = e;
-            return NULL;
-        }
-        if (time_start (m, error) < 0)
-            return NULL;
-    }
-    return match_time_allocate (m, jobid, js, now, true, at, error);
+    return orelse_reserve (m, jobid, js, now, at, &R, error) == 0 ? R : NULL;
+}
+
+int rp_matcher_allocate_orelse_reserve_held (struct rp_matcher *m,
+                                             uint64_t jobid,
+                                             const struct rp_jobspec *js,
+                                             double now, double *at,
+                                             rp_error_t *error)
+{
+    return orelse_reserve (m, jobid, js, now, at, NULL, error);
 }
 
 int rp_matcher_set_time (struct rp_matcher *m, double now, rp_error_t *error)

@@ -367,6 +367,17 @@ struct rp_hostlist *rp_matcher_job_nodelist (const struct rp_matcher *m,
 int rp_matcher_fits (struct rp_matcher *m, const struct rp_jobspec *js,
                      double now, rp_error_t *error);
 
+/* rp_matcher_allocate_orelse_reserve (the same placement, start, checks
+ * and errors) without building R, as rp_matcher_allocate_held is
+ * rp_matcher_allocate: 0 with the start in *at, or -1 with errno set and
+ * nothing held.  For a scheduler that reserves a queue at every pass
+ * and reads only when and how much (a simulator). */
+int rp_matcher_allocate_orelse_reserve_held (struct rp_matcher *m,
+                                             uint64_t jobid,
+                                             const struct rp_jobspec *js,
+                                             double now, double *at,
+                                             rp_error_t *error);
+
 #ifdef __cplusplus
 }
 #endif

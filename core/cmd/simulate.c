@@ -594,18 +594,16 @@ static void unreserve_job (struct sim *s, struct job *j)
 static int reserve_job (struct sim *s, struct job *j, int64_t *at,
                         rp_error_t *error)
 {
-    struct rp_rset *R;
     double t;
 
     unreserve_job (s, j);
-    R = rp_matcher_allocate_orelse_reserve (s->m, (uint64_t)(j - s->jobs) + 1,
-                                            jobspec_of (s, j), (double)s->now,
-                                            &t, error);
-    if (!R) {
+    if (rp_matcher_allocate_orelse_reserve_held (
+            s->m, (uint64_t)(j - s->jobs) + 1, jobspec_of (s, j),
+            (double)s->now, &t, error)
+        < 0) {
         *at = RP_PLANNER_FOREVER;
         return errno == EBUSY ? 0 : -1;
     }
-    rp_rset_destroy (R);
     j->q.has_span = true;
     *at = (int64_t)t;
     return 0;

@@ -284,6 +284,63 @@ static void test_fits (void)
     rp_matcher_destroy (m);
 }
 
+/* allocate-orelse-reserve without R: the same starts, records and R as
+ * with it, step by step on two matchers, errors included. */
+static void test_reserve_held (void)
+{
+    static const struct {
+        const char *what;
+        int count, duration;
+        double now, at; /* -1: EBUSY, -2: ENODEV */
+    } step[] = {
+        { "node", 2, 100, 0, 0 },  { "node", 4, 50, 0, 100 },
+        { "node", 2, 50, 0, 0 },   { "node", 2, 200, 0, 150 },
+        { "core", 1, 10, 0, 50 },  { "node", 5, 10, 0, -2 },
+        { "node", 2, 0, 10, 150 }, { "node", 3, 10, 10, -1 },
+    };
+    struct rp_matcher *a = matcher ("nodes=4,cores=4");
+    struct rp_matcher *b = matcher ("nodes=4,cores=4");
+    bool same = true;
+    rp_error_t e;
+
+    for (size_t i = 0; i < sizeof (step) / sizeof (step[0]); i++) {
+        struct rp_jobspec *js =
+            js_slots (step[i].what, step[i].count, step[i].duration);
+        double ta = -3, tb = -3;
+        struct rp_rset *R = rp_matcher_allocate_orelse_reserve (
+            a, i + 1, js, step[i].now, &ta, &e);
+        int ea = errno, rc;
+        const struct rp_rset *Rb;
+        char *sa, *sb;
+
+        rc = rp_matcher_allocate_orelse_reserve_held (b, i + 1, js, step[i].now,
+                                                      &tb, &e);
+        if (step[i].at < 0)
+            ok (!R && rc < 0 && ea == errno
+                    && errno == (step[i].at == -1 ? EBUSY : ENODEV),
+                "step %zu: %s with R and held", i,
+                step[i].at == -1 ? "EBUSY" : "ENODEV");
+        else
+            ok (R && rc == 0 && ta == step[i].at && tb == ta,
+                "step %zu: at %g with R and held", i, step[i].at);
+        Rb = R ? rp_matcher_job_rset (b, i + 1) : NULL;
+        sa = R ? rp_rset_encode (R, 0) : NULL;
+        sb = Rb ? rp_rset_encode (Rb, 0) : NULL;
+        same = same && (!R || (sa && sb && !strcmp (sa, sb)));
+        free (sa);
+        free (sb);
+        rp_rset_destroy (R);
+        rp_jobspec_destroy (js);
+    }
+    ok (same, "every R the same");
+    ok (rp_matcher_allocate_orelse_reserve_held (b, 1, NULL, 20, NULL, &e) < 0
+            && errno == EINVAL,
+        "held, no jobspec: EINVAL");
+    check (b, "held");
+    rp_matcher_destroy (a);
+    rp_matcher_destroy (b);
+}
+
 /* A job the bound puts later than now that could never fit: ENODEV with
  * the reason, not a search of every later window. */
 static void test_never_later (void)
@@ -378,6 +435,7 @@ int main (void)
     test_earlier_now ();
     test_fits ();
     test_never_later ();
+    test_reserve_held ();
     test_errors ();
     done_testing ();
 }
