@@ -526,12 +526,20 @@ nomem:
 
 /* --- a window of time on the live state --------------------------------- */
 
+/* Vertex v's state in the window [t, e) from its planners.  in: a hold
+ * of a reservation that overlaps the window (NULL: none known), which
+ * answers without asking: one that holds v whole makes it held whole;
+ * one that shares it makes it shared (how many share does not matter). */
 static int window_vertex (struct rp_matcher *m, rp_vertex_t v, int64_t t,
-                          int64_t e)
+                          int64_t e, const struct hold *in)
 {
     struct mtime *T = m->time;
     struct rp_gstate *s = graph_live (m->g);
-    uint64_t ex = x_during (m, v, t, e), sh = s_during (m, v, t, e);
+    bool whole =
+        in && in->exclusive && in->amount >= rp_graph_vertex_size (m->g, v);
+    uint64_t ex =
+        whole ? rp_graph_vertex_size (m->g, v) : x_during (m, v, t, e);
+    uint64_t sh = whole ? 0 : in && !in->exclusive ? 1 : s_during (m, v, t, e);
     uint64_t used0 = gstate_used (s, v), used = ex;
     uint32_t sh0 = gstate_shared (s, v), shared = 0;
 
@@ -561,8 +569,27 @@ static void window_revert (struct rp_matcher *m)
     }
 }
 
+/* The vertices job j holds, not yet marked, to the window [t, e): -1
+ * ENOMEM. */
+static int window_job (struct rp_matcher *m, const struct job *j, int64_t t,
+                       int64_t e)
+{
+    struct mtime *T = m->time;
+
+    for (size_t k = 0; k < j->nholds; k++) {
+        rp_vertex_t v = j->holds[k].v;
+        if (T->mark[v] == T->epoch)
+            continue;
+        T->mark[v] = T->epoch;
+        if (window_vertex (m, v, t, e, j->reserved ? &j->holds[k] : NULL) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* Set the live state to what [t, e) holds: the vertices of reservations
- * that overlap it and of running jobs that end before it.  -1: ENOMEM
+ * that overlap it (first: their holds answer for most without asking
+ * the planners) and of running jobs that end before it.  -1: ENOMEM
  * (set back). */
 static int window_apply (struct rp_matcher *m, int64_t t, int64_t e)
 {
@@ -570,20 +597,16 @@ static int window_apply (struct rp_matcher *m, int64_t t, int64_t e)
 
     if (++T->epoch == 0)
         memset (T->mark, 0, m->nvertices * sizeof (*T->mark)), T->epoch = 1;
-    for (size_t i = 0; i < m->njobs; i++) {
-        const struct job *j = m->jobs[i];
-        bool in = j->reserved ? j->tstart < e && j->tend > t : j->tend <= t;
-        for (size_t k = 0; in && k < j->nholds; k++) {
-            rp_vertex_t v = j->holds[k].v;
-            if (T->mark[v] == T->epoch)
-                continue;
-            T->mark[v] = T->epoch;
-            if (window_vertex (m, v, t, e) < 0) {
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < m->njobs; i++) {
+            const struct job *j = m->jobs[i];
+            bool in = pass == 0 ? j->reserved && j->tstart < e && j->tend > t
+                                : !j->reserved && j->tend <= t;
+            if (in && window_job (m, j, t, e) < 0) {
                 window_revert (m);
                 return -1;
             }
         }
-    }
     return 0;
 }
 
