@@ -526,25 +526,31 @@ nomem:
 
 /* --- a window of time on the live state --------------------------------- */
 
-/* Vertex v's state in the window [t, e) from its planners.  in: a hold
- * of a reservation that overlaps the window (NULL: none known), which
- * answers without asking: one that holds v whole makes it held whole;
- * one that shares it makes it shared (how many share does not matter). */
+/* Vertex v's state in the window [t, e) from its planners, where the
+ * hold h of job j that led to v does not answer without asking.  When j
+ * is a reservation that overlaps the window: held whole by it, v is held
+ * whole; shared, v is shared (how many share does not matter).  When j
+ * is a running job that ends before the window and held v whole, v is
+ * free: no running job can take it before j ends, and no reservation in
+ * the window holds it (window_apply walks those first). */
 static int window_vertex (struct rp_matcher *m, rp_vertex_t v, int64_t t,
-                          int64_t e, const struct hold *in)
+                          int64_t e, const struct job *j, const struct hold *h)
 {
     struct mtime *T = m->time;
     struct rp_gstate *s = graph_live (m->g);
-    bool whole =
-        in && in->exclusive && in->amount >= rp_graph_vertex_size (m->g, v);
-    uint64_t ex =
-        whole ? rp_graph_vertex_size (m->g, v) : x_during (m, v, t, e);
-    uint64_t sh = whole ? 0 : in && !in->exclusive ? 1 : s_during (m, v, t, e);
+    uint64_t size = rp_graph_vertex_size (m->g, v), ex, sh;
+
+    if (h->exclusive && h->amount >= size)
+        ex = j->reserved ? size : 0, sh = 0;
+    else {
+        ex = x_during (m, v, t, e);
+        sh = j->reserved && !h->exclusive ? 1 : s_during (m, v, t, e);
+    }
     uint64_t used0 = gstate_used (s, v), used = ex;
     uint32_t sh0 = gstate_shared (s, v), shared = 0;
 
     if (ex && sh)
-        used = rp_graph_vertex_size (m->g, v);
+        used = size;
     else if (sh)
         shared = sh0 ? sh0 : 1;
     if (used == used0 && shared == sh0)
@@ -581,7 +587,7 @@ static int window_job (struct rp_matcher *m, const struct job *j, int64_t t,
         if (T->mark[v] == T->epoch)
             continue;
         T->mark[v] = T->epoch;
-        if (window_vertex (m, v, t, e, j->reserved ? &j->holds[k] : NULL) < 0)
+        if (window_vertex (m, v, t, e, j, &j->holds[k]) < 0)
             return -1;
     }
     return 0;
