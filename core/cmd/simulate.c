@@ -573,9 +573,11 @@ static char *where_of (const struct sim *sim, uint64_t id)
  *
  * Without a planner a job's reservation is its own matcher record (id
  * i + 1, the id it runs under: a job is never both), made by
- * rp_matcher_allocate_orelse_reserve and freed before the job is
- * allocated at its time.  One reserved at now holds its resources from
- * now: the start takes them. */
+ * rp_matcher_allocate_orelse_reserve_held (no R: only its start is read)
+ * and freed before the job is allocated at its time.  One reserved at
+ * now holds its resources from now: the start takes them.  Whether a
+ * job fits now is rp_matcher_fits: the matcher's answer, nothing
+ * allocated. */
 
 static void unreserve_job (struct sim *s, struct job *j)
 {
