@@ -219,6 +219,7 @@ struct sim {
     double pass_us_sum, pass_us_max;
     size_t passes;
     int64_t now; /* the time of the pass */
+    bool later;  /* a job of JSON lines was reserved later than now */
 };
 
 static void usage (FILE *f)
@@ -608,6 +609,7 @@ static int reserve_job (struct sim *s, struct job *j, int64_t *at,
     }
     j->q.has_span = true;
     *at = (int64_t)t;
+    s->later = s->later || *at > s->now;
     return 0;
 }
 
@@ -650,17 +652,19 @@ static bool host_fits (void *arg, size_t k)
 
 /* Allocate job i at t: 0, or -1 with errno and error.  A job reserved
  * later is reserved again first (its place is its own), and is still
- * reserved (EBUSY) when that is not now.  A job of JSON lines is asked
- * whether it fits first: an allocation that fails walks the graph twice
- * (now, then the pristine graph to word its error), the question at
- * most once, and not at all where the matcher's planners show too few
- * units free. */
+ * reserved (EBUSY) when that is not now.  Once jobs of JSON lines are
+ * reserved later than now, a job is asked whether it fits first: an
+ * allocation that fails walks the graph twice (now, then the pristine
+ * graph to word its error), the question at most once, and not at all
+ * where the matcher's planners (it has them from then on) show too few
+ * units free.  Before, the question would only add a walk to each
+ * start. */
 static int allocate (struct sim *s, size_t i, int64_t t, rp_error_t *error)
 {
     struct job *j = &s->jobs[i];
     int64_t at;
 
-    if (!s->planner && !j->q.has_span && !places_now (s, j)) {
+    if (s->later && !j->q.has_span && !places_now (s, j)) {
         errno = EBUSY;
         return -1;
     }
@@ -1300,6 +1304,7 @@ static void reset (struct sim *s)
         };
     }
     s->arrived = s->nq = s->nrunning = 0;
+    s->later = false;
     s->rejected = s->backfilled = s->passes = 0;
     s->in_use = 0;
     s->pass_us_sum = s->pass_us_max = 0;
