@@ -526,17 +526,31 @@ nomem:
 
 /* --- a window of time on the live state --------------------------------- */
 
+/* Vertex v's state in the window [t, e) from its planners, where the
+ * hold h of job j that led to v does not answer without asking.  When j
+ * is a reservation that overlaps the window: held whole by it, v is held
+ * whole; shared, v is shared (how many share does not matter).  When j
+ * is a running job that ends before the window and held v whole, v is
+ * free: no running job can take it before j ends, and no reservation in
+ * the window holds it (window_apply walks those first). */
 static int window_vertex (struct rp_matcher *m, rp_vertex_t v, int64_t t,
-                          int64_t e)
+                          int64_t e, const struct job *j, const struct hold *h)
 {
     struct mtime *T = m->time;
     struct rp_gstate *s = graph_live (m->g);
-    uint64_t ex = x_during (m, v, t, e), sh = s_during (m, v, t, e);
+    uint64_t size = rp_graph_vertex_size (m->g, v), ex, sh;
+
+    if (h->exclusive && h->amount >= size)
+        ex = j->reserved ? size : 0, sh = 0;
+    else {
+        ex = x_during (m, v, t, e);
+        sh = j->reserved && !h->exclusive ? 1 : s_during (m, v, t, e);
+    }
     uint64_t used0 = gstate_used (s, v), used = ex;
     uint32_t sh0 = gstate_shared (s, v), shared = 0;
 
     if (ex && sh)
-        used = rp_graph_vertex_size (m->g, v);
+        used = size;
     else if (sh)
         shared = sh0 ? sh0 : 1;
     if (used == used0 && shared == sh0)
@@ -561,8 +575,27 @@ static void window_revert (struct rp_matcher *m)
     }
 }
 
+/* The vertices job j holds, not yet marked, to the window [t, e): -1
+ * ENOMEM. */
+static int window_job (struct rp_matcher *m, const struct job *j, int64_t t,
+                       int64_t e)
+{
+    struct mtime *T = m->time;
+
+    for (size_t k = 0; k < j->nholds; k++) {
+        rp_vertex_t v = j->holds[k].v;
+        if (T->mark[v] == T->epoch)
+            continue;
+        T->mark[v] = T->epoch;
+        if (window_vertex (m, v, t, e, j, &j->holds[k]) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* Set the live state to what [t, e) holds: the vertices of reservations
- * that overlap it and of running jobs that end before it.  -1: ENOMEM
+ * that overlap it (first: their holds answer for most without asking
+ * the planners) and of running jobs that end before it.  -1: ENOMEM
  * (set back). */
 static int window_apply (struct rp_matcher *m, int64_t t, int64_t e)
 {
@@ -570,20 +603,16 @@ static int window_apply (struct rp_matcher *m, int64_t t, int64_t e)
 
     if (++T->epoch == 0)
         memset (T->mark, 0, m->nvertices * sizeof (*T->mark)), T->epoch = 1;
-    for (size_t i = 0; i < m->njobs; i++) {
-        const struct job *j = m->jobs[i];
-        bool in = j->reserved ? j->tstart < e && j->tend > t : j->tend <= t;
-        for (size_t k = 0; in && k < j->nholds; k++) {
-            rp_vertex_t v = j->holds[k].v;
-            if (T->mark[v] == T->epoch)
-                continue;
-            T->mark[v] = T->epoch;
-            if (window_vertex (m, v, t, e) < 0) {
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < m->njobs; i++) {
+            const struct job *j = m->jobs[i];
+            bool in = pass == 0 ? j->reserved && j->tstart < e && j->tend > t
+                                : !j->reserved && j->tend <= t;
+            if (in && window_job (m, j, t, e) < 0) {
                 window_revert (m);
                 return -1;
             }
         }
-    }
     return 0;
 }
 
@@ -621,18 +650,30 @@ static int lower_bound (const struct rp_matcher *m, int64_t c, int64_t d,
     return 0;
 }
 
+/* Whether x could ever fit, unless *known: 0, or -1 with ENODEV (never)
+ * or the policy's failure. */
+static int ever_fits (struct rp_match *x, bool *known)
+{
+    if (*known)
+        return 0;
+    *known = true;
+    return match_pristine (x);
+}
+
 /* Try the windows that start when something changes after t (the ends
  * of spans among them), each time from the bound on: the first that
- * holds the match leaves it held and the window applied, in *at. */
+ * holds the match leaves it held and the window applied, in *at.
+ * Unless known, whether the job could ever fit is asked (a walk of the
+ * pristine graph) only when the first window does not hold it: the
+ * bound makes that rare, and a job that never fits is told apart
+ * (ENODEV) before the other windows are walked. */
 static int reserve_search (struct rp_match *x, int64_t t, int64_t d,
-                           const char *why, int64_t *at)
+                           const char *why, bool known, int64_t *at)
 {
     struct rp_matcher *m = x->m;
     int64_t c = t;
     int rc = 0;
 
-    x->s = graph_live (m->g);
-    x->sat = false;
     need_total (x);
     while (rc == 0 && rp_planner_next_change (m->time->all, c, &c)) {
         int64_t lb;
@@ -641,11 +682,17 @@ static int reserve_search (struct rp_match *x, int64_t t, int64_t d,
         c = lb;
         if (window_apply (m, c, window_end (c, d)) < 0)
             return match_nomem (x);
+        x->s = graph_live (m->g);
+        x->sat = false;
         if ((rc = match_run (x)) > 0)
             *at = c;
         else
             window_revert (m);
+        if (rc == 0 && ever_fits (x, &known) < 0)
+            return -1;
     }
+    if (rc == 0 && ever_fits (x, &known) < 0)
+        return -1;
     if (rc == 0)
         return rp_error_set (x->error, EBUSY,
                              "%s; no later time either: what holds it has no "
@@ -728,7 +775,7 @@ refused:
 /* Now, in the window [t, t+d) (the job's span), else (reserve) the
  * earliest time later: the match held in its window, the start in
  * *start.  Where the graph's planners show that the job cannot start
- * now, only whether it could ever is asked. */
+ * now, no walk at now: the later windows are tried. */
 static int find_start (struct rp_match *x, bool reserve, int64_t t, int64_t d,
                        double duration, int64_t *start)
 {
@@ -741,11 +788,8 @@ static int find_start (struct rp_match *x, bool reserve, int64_t t, int64_t d,
         if (lower_bound (m, t, d, &lb) < 0)
             lb = t;
     }
-    if (lb > t) {
-        if (match_pristine (x) < 0)
-            return -1;
-        return reserve_search (x, t, dr, why, start);
-    }
+    if (lb > t)
+        return reserve_search (x, t, dr, why, false, start);
     if (window_apply (m, t, window_end (t, d)) < 0)
         return match_nomem (x);
     if (match_find (x) == 0)
@@ -755,26 +799,33 @@ static int find_start (struct rp_match *x, bool reserve, int64_t t, int64_t d,
         return -1;
     if (x->error)
         snprintf (why, sizeof (why), "%s", x->error->text);
-    return reserve_search (x, t, dr, why, start);
+    return reserve_search (x, t, dr, why, true, start);
 }
 
-struct rp_rset *match_time_allocate (struct rp_matcher *m, uint64_t jobid,
-                                     const struct rp_jobspec *js, double now,
-                                     bool reserve, double *at,
-                                     rp_error_t *error)
+/* The length of the window a job of duration allocated at now gets:
+ * [floor (now), ceil (now + duration)), at least a second. */
+static int64_t window_len (const struct rp_matcher *m, double now,
+                           double duration)
+{
+    int64_t d =
+        duration > 0 ? to_sec (now + duration, true) - tnow (m) : FOREVER;
+
+    return d < 1 ? 1 : d;
+}
+
+/* Allocate at now, or else (reserve) at the earliest time: 0 with job
+ * jobid's record in, its R in *R; R NULL: none built (the host names
+ * checked instead, as rp_matcher_allocate_held does).  -1 with error. */
+static int time_allocate (struct rp_matcher *m, uint64_t jobid,
+                          const struct rp_jobspec *js, double now, bool reserve,
+                          double *at, struct rp_rset **R, rp_error_t *error)
 {
     struct rp_match x = { 0 };
     double duration = rp_jobspec_duration (js);
-    int64_t t = tnow (m), d, start;
-    struct rp_rset *R = NULL;
+    int64_t t = tnow (m), d = window_len (m, now, duration), start = t;
     struct job *j = NULL;
+    int rc = -1;
 
-    /* the window is the span the job gets: [floor (now), ceil (now +
-     * duration)) */
-    d = duration > 0 ? to_sec (now + duration, true) - t : FOREVER;
-    if (d < 1)
-        d = 1;
-    start = t;
     if (time_advance (m, error) < 0 || match_setup (m, js, &x, error) < 0
         || find_start (&x, reserve, t, d, duration, &start) < 0)
         goto done;
@@ -786,27 +837,132 @@ struct rp_rset *match_time_allocate (struct rp_matcher *m, uint64_t jobid,
     if (!(j = commit (&x, jobid, start, start > t ? (double)start : now,
                       duration)))
         goto done;
-    if (!(R = match_job_result (m, j, error)) || match_job_insert (m, j) < 0)
+    if (R ? !(*R = match_job_result (m, j, error))
+          : match_job_hosts_check (m, j, error) < 0)
         goto undo;
+    if (match_job_insert (m, j) < 0) {
+        rp_error_set (error, ENOMEM, "out of memory");
+        goto undo;
+    }
     if (at)
         *at = j->starttime;
-    match_cleanup (&x);
-    return R;
+    rc = 0;
+    goto done;
 undo:
-    if (R)
-        rp_error_set (error, ENOMEM, "out of memory");
     spans_remove (m, j);
     if (!j->reserved)
         live_put (m, j);
-    rp_rset_destroy (R);
-    R = NULL;
+    if (R) {
+        rp_rset_destroy (*R);
+        *R = NULL;
+    }
     match_job_destroy (j);
 done:
     match_cleanup (&x);
-    return NULL;
+    return rc;
+}
+
+struct rp_rset *match_time_allocate (struct rp_matcher *m, uint64_t jobid,
+                                     const struct rp_jobspec *js, double now,
+                                     bool reserve, double *at,
+                                     rp_error_t *error)
+{
+    struct rp_rset *R = NULL;
+
+    if (time_allocate (m, jobid, js, now, reserve, at, &R, error) < 0)
+        return NULL;
+    return R;
+}
+
+/* --- whether a job fits now, allocating nothing -------------------------- */
+
+/* The match on the live state as it is, its proposal checked, then
+ * undone: 1 it holds, 0 not, -1 the policy's failure or ENOMEM. */
+static int fits_walk (struct rp_match *x)
+{
+    int rc;
+
+    x->s = graph_live (x->m->g);
+    x->sat = false;
+    if ((rc = match_run (x)) <= 0)
+        return rc; /* undone by the walk */
+    if (match_verify (x) < 0)
+        rc = -1;
+    match_rollback (x, (struct mark){ 0, 0 });
+    return rc;
+}
+
+/* In time: no walk where the graph's planners show too few units free
+ * for the whole window (the bound find_start trusts), else the walk in
+ * the window [t, t + d). */
+static int fits_in_time (struct rp_match *x, int64_t t, int64_t d)
+{
+    struct rp_matcher *m = x->m;
+    int64_t lb;
+    int rc;
+
+    need_total (x);
+    if (lower_bound (m, t, d, &lb) < 0 || lb > t)
+        return 0;
+    if (window_apply (m, t, window_end (t, d)) < 0)
+        return match_nomem (x);
+    rc = fits_walk (x);
+    window_revert (m);
+    return rc;
+}
+
+int rp_matcher_fits (struct rp_matcher *m, const struct rp_jobspec *js,
+                     double now, rp_error_t *error)
+{
+    struct rp_match x = { 0 };
+    int64_t d;
+    int rc = -1;
+
+    if (!m || !js || !(now >= 0))
+        return rp_error_set (error, EINVAL, "matcher: bad arguments");
+    if (now > m->now)
+        m->now = now;
+    d = window_len (m, now, rp_jobspec_duration (js));
+    if (time_advance (m, error) < 0 || match_setup (m, js, &x, error) < 0)
+        goto done;
+    rc = m->time ? fits_in_time (&x, tnow (m), d) : fits_walk (&x);
+done:
+    match_cleanup (&x);
+    return rc;
 }
 
 /* --- the API ------------------------------------------------------------ */
+
+/* Allocate-orelse-reserve: 0 with job jobid's R in *R (R NULL: held
+ * only, no R built), or -1 with error. */
+static int orelse_reserve (struct rp_matcher *m, uint64_t jobid,
+                           const struct rp_jobspec *js, double now, double *at,
+                           struct rp_rset **R, rp_error_t *error)
+{
+    rp_error_t e;
+    int rc;
+
+    if (match_admit (m, jobid, js, now, error) < 0)
+        return -1;
+    if (!m->time) {
+        if (R)
+            rc = (*R = rp_matcher_allocate (m, jobid, js, now, &e)) ? 0 : -1;
+        else
+            rc = rp_matcher_allocate_held (m, jobid, js, now, &e);
+        if (rc == 0 && at)
+            *at = now;
+        if (rc == 0)
+            return 0;
+        if (errno != EBUSY) {
+            if (error)
+                *error = e;
+            return -1;
+        }
+        if (time_start (m, error) < 0)
+            return -1;
+    }
+    return time_allocate (m, jobid, js, now, true, at, R, error);
+}
 
 struct rp_rset *rp_matcher_allocate_orelse_reserve (struct rp_matcher *m,
                                                     uint64_t jobid,
@@ -814,26 +970,18 @@ struct rp_rset *rp_matcher_allocate_orelse_reserve (struct rp_matcher *m,
                                                     double now, double *at,
                                                     rp_error_t *error)
 {
-    struct rp_rset *R;
-    rp_error_t e;
+    struct rp_rset *R = NULL;
 
-    if (match_admit (m, jobid, js, now, error) < 0)
-        return NULL;
-    if (!m->time) {
-        if ((R = rp_matcher_allocate (m, jobid, js, now, &e))) {
-            if (at)
-                *at = now;
-            return R;
-        }
-        if (errno != EBUSY) {
-            if (error)
-                *error = e;
-            return NULL;
-        }
-        if (time_start (m, error) < 0)
-            return NULL;
-    }
-    return match_time_allocate (m, jobid, js, now, true, at, error);
+    return orelse_reserve (m, jobid, js, now, at, &R, error) == 0 ? R : NULL;
+}
+
+int rp_matcher_allocate_orelse_reserve_held (struct rp_matcher *m,
+                                             uint64_t jobid,
+                                             const struct rp_jobspec *js,
+                                             double now, double *at,
+                                             rp_error_t *error)
+{
+    return orelse_reserve (m, jobid, js, now, at, NULL, error);
 }
 
 int rp_matcher_set_time (struct rp_matcher *m, double now, rp_error_t *error)

@@ -448,6 +448,46 @@ test_expect_success 'HPC2N as JSON lines under easy, conservative and hybrid:4: 
 	done
 '
 
+# The invariants that tie the matcher to the replay's records (JSON
+# lines: the matcher holds the jobs that run and the reservations, each
+# where the policy was given it) cannot be broken by a trace or a policy:
+# the queue host refuses every decision that would.  A preloaded fixture
+# makes the matcher lie to the checks (AddressSanitizer, in a sanitizer
+# build, must not insist on coming first).
+lie () {
+	RESPOL_TEST_LIE=$1 \
+	LD_PRELOAD="$RESPOL_FIXTURE_PLUGINDIR/matcher-lies.so" \
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+	test_expect_code 1 respol simulate --generate=nodes=6,cores=1 \
+		--queue=conservative "$D"/textbook.jsonl >out 2>err
+}
+
+test_expect_success 'invariant: the matcher holds as many jobs as run and are reserved' '
+	lie njobs &&
+	cat >expected <<-\EOF &&
+	respol: simulate: invariant broken at 0: 3 jobs hold resources, 1 run, 1 reserved
+	EOF
+	test_cmp expected err
+'
+
+test_expect_success 'invariant: each reservation is the matcher'"'"'s, at the time given' '
+	lie job-time &&
+	cat >expected <<-\EOF &&
+	respol: simulate: invariant broken at 0: job 2 is not reserved at 100 in the matcher
+	EOF
+	test_cmp expected err
+'
+
+test_expect_success 'the fixture that lies tells the truth unless asked' '
+	LD_PRELOAD="$RESPOL_FIXTURE_PLUGINDIR/matcher-lies.so" \
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+	respol simulate --generate=nodes=6,cores=1 --queue=conservative \
+		--jobs=truth.csv "$D"/textbook.jsonl >out &&
+	respol simulate --generate=nodes=6,cores=1 --queue=conservative \
+		--jobs=plain.csv "$D"/textbook.jsonl >out &&
+	test_cmp plain.csv truth.csv
+'
+
 test_expect_success 'usage errors exit 2 with the reason' '
 	test_expect_code 2 respol simulate --generate=nodes=1 2>err &&
 	grep "^respol: simulate: missing TRACE argument$" err &&

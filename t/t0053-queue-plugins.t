@@ -191,6 +191,43 @@ test_expect_success 'JSON lines: a job left reserved at the time of the pass is 
 	grep "^respol: simulate: at 0: queue policy .rogue.: job 1 is reserved at 0, the time of the pass, and was not started$" err
 '
 
+# A match policy that fails only in a match on the state (crash-match,
+# live): the jobs are accepted when they arrive, and the failure comes
+# when the queue policy asks whether one fits.  The question says yes,
+# so that the start fails with the policy's message (exit 3), rather
+# than no, which would leave the job waiting for ever.
+broken_fits () {
+	cat >m.yaml <<-EOF &&
+	match:
+	  - plugin: $FIX/crash-match.so
+	    name: broken
+	    config: {in: $1, return: -1, live: true}
+	queue:
+	  - plugin: $FIX/queue-fixture.so
+	    name: rogue
+	    config: {mode: fits}
+	EOF
+	test_expect_code 3 respol simulate --config=m.yaml \
+		--generate=nodes=6,cores=1 "$D"/textbook.jsonl 2>err
+}
+
+test_expect_success 'JSON lines: fits when the pruning fails: the start stops with its message' '
+	broken_fits prune &&
+	grep "^respol: simulate: .*textbook.jsonl:1: job 1: policy .broken.: prune returned -1 (not CONTINUE or SKIP)$" err
+'
+
+test_expect_success 'JSON lines: fits when the scoring fails: the start stops with its message' '
+	broken_fits score &&
+	grep "^respol: simulate: .*textbook.jsonl:1: job 1: policy .broken.: score returned -1 (no message)$" err
+'
+
+test_expect_success 'a policy that starts nothing: the replay stops when nothing runs' '
+	rogue idle &&
+	grep "^respol: simulate: job 1 can never start: nothing runs$" err &&
+	test_expect_code 1 rogue_js idle &&
+	grep "^respol: simulate: job 1 can never start: nothing runs$" err
+'
+
 test_expect_success 'a policy that fails, with and without a message' '
 	rogue fail &&
 	grep "^respol: simulate: at 0: queue policy .rogue.: pass failed: the fixture fails$" err &&

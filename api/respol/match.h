@@ -352,6 +352,32 @@ ssize_t rp_matcher_job_count (const struct rp_matcher *m, uint64_t jobid,
 struct rp_hostlist *rp_matcher_job_nodelist (const struct rp_matcher *m,
                                              uint64_t jobid);
 
+/* --- whether a job fits now ------------------------------------------- */
+
+/* Whether rp_matcher_allocate of js at now would place it now (around
+ * the reservations, as it does), without allocating: 1 yes, 0 not now,
+ * -1 with errno for what would fail the allocation whatever the state
+ * (the match policy's failure, EPROTO; ENOMEM; EINVAL bad arguments).
+ * A cheap answer for a queue policy that asks of many jobs whether they
+ * could backfill.  0 does not say whether js could ever be placed
+ * (rp_matcher_satisfiability does), and the host names of R are not
+ * checked (rp_matcher_allocate refuses those it could not write).  As
+ * rp_matcher_allocate, it moves the matcher's time to now and keeps a
+ * running job past its end. */
+int rp_matcher_fits (struct rp_matcher *m, const struct rp_jobspec *js,
+                     double now, rp_error_t *error);
+
+/* rp_matcher_allocate_orelse_reserve (the same placement, start, checks
+ * and errors) without building R, as rp_matcher_allocate_held is
+ * rp_matcher_allocate: 0 with the start in *at, or -1 with errno set and
+ * nothing held.  For a scheduler that reserves a queue at every pass
+ * and reads only when and how much (a simulator). */
+int rp_matcher_allocate_orelse_reserve_held (struct rp_matcher *m,
+                                             uint64_t jobid,
+                                             const struct rp_jobspec *js,
+                                             double now, double *at,
+                                             rp_error_t *error);
+
 #ifdef __cplusplus
 }
 #endif

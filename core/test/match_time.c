@@ -244,6 +244,134 @@ static void test_earlier_now (void)
     rp_matcher_destroy (m);
 }
 
+static int fits (struct rp_matcher *m, const char *what, int count,
+                 int duration, double now)
+{
+    struct rp_jobspec *js = js_slots (what, count, duration);
+    rp_error_t e;
+    int rc = rp_matcher_fits (m, js, now, &e);
+
+    rp_jobspec_destroy (js);
+    return rc;
+}
+
+/* Whether a job fits now, allocating nothing: allocate's answer. */
+static void test_fits (void)
+{
+    struct rp_matcher *m = matcher ("nodes=4,cores=4");
+    rp_error_t e;
+
+    ok (fits (m, "node", 4, 100, 0) == 1, "4 nodes on an idle cluster: fit");
+    ok (fits (m, "node", 5, 100, 0) == 0, "5 nodes of 4: do not fit");
+    ok (reserve (m, 1, "node", 2, 100, 0, &e) == 0, "A: 2 nodes to 100");
+    ok (fits (m, "node", 2, 0, 0) == 1 && fits (m, "node", 3, 0, 0) == 0,
+        "no reservation: 2 nodes fit, 3 do not");
+    ok (reserve (m, 2, "node", 4, 50, 0, &e) == 100, "B: reserved at 100");
+    ok (fits (m, "node", 2, 50, 0) == 1, "C (2 nodes, 50 s): fits before B");
+    ok (fits (m, "node", 2, 200, 0) == 0, "D (2 nodes, 200 s): would delay B");
+    ok (fits (m, "core", 1, 0, 0) == 0, "a core without end: would delay B");
+    ok (fits (m, "node", 3, 10, 0) == 0, "3 nodes: too few free now");
+    ok (rp_matcher_njobs (m) == 2, "nothing allocated");
+    check (m, "fits");
+    ok (rp_matcher_free (m, 2, &e) == 0, "B: cancelled");
+    ok (fits (m, "node", 4, 10, 150) == 0,
+        "at 150, A past its end keeps its nodes: 4 do not fit");
+    ok (fits (m, "node", 2, 10, 150) == 1, "at 150, 2 nodes fit");
+    check (m, "A late");
+    errno = 0;
+    ok (rp_matcher_fits (m, NULL, 0, &e) < 0 && errno == EINVAL,
+        "no jobspec: EINVAL");
+    rp_matcher_destroy (m);
+}
+
+/* allocate-orelse-reserve without R: the same starts, records and R as
+ * with it, step by step on two matchers, errors included. */
+static void test_reserve_held (void)
+{
+    static const struct {
+        const char *what;
+        int count, duration;
+        double now, at; /* -1: EBUSY, -2: ENODEV */
+    } step[] = {
+        { "node", 2, 100, 0, 0 },  { "node", 4, 50, 0, 100 },
+        { "node", 2, 50, 0, 0 },   { "node", 2, 200, 0, 150 },
+        { "core", 1, 10, 0, 50 },  { "node", 5, 10, 0, -2 },
+        { "node", 2, 0, 10, 150 }, { "node", 3, 10, 10, -1 },
+    };
+    struct rp_matcher *a = matcher ("nodes=4,cores=4");
+    struct rp_matcher *b = matcher ("nodes=4,cores=4");
+    bool same = true;
+    rp_error_t e;
+
+    for (size_t i = 0; i < sizeof (step) / sizeof (step[0]); i++) {
+        struct rp_jobspec *js =
+            js_slots (step[i].what, step[i].count, step[i].duration);
+        double ta = -3, tb = -3;
+        struct rp_rset *R = rp_matcher_allocate_orelse_reserve (
+            a, i + 1, js, step[i].now, &ta, &e);
+        int ea = errno, rc;
+        const struct rp_rset *Rb;
+        char *sa, *sb;
+
+        rc = rp_matcher_allocate_orelse_reserve_held (b, i + 1, js, step[i].now,
+                                                      &tb, &e);
+        if (step[i].at < 0)
+            ok (!R && rc < 0 && ea == errno
+                    && errno == (step[i].at == -1 ? EBUSY : ENODEV),
+                "step %zu: %s with R and held", i,
+                step[i].at == -1 ? "EBUSY" : "ENODEV");
+        else
+            ok (R && rc == 0 && ta == step[i].at && tb == ta,
+                "step %zu: at %g with R and held", i, step[i].at);
+        Rb = R ? rp_matcher_job_rset (b, i + 1) : NULL;
+        sa = R ? rp_rset_encode (R, 0) : NULL;
+        sb = Rb ? rp_rset_encode (Rb, 0) : NULL;
+        same = same && (!R || (sa && sb && !strcmp (sa, sb)));
+        free (sa);
+        free (sb);
+        rp_rset_destroy (R);
+        rp_jobspec_destroy (js);
+    }
+    ok (same, "every R the same");
+    ok (rp_matcher_allocate_orelse_reserve_held (b, 1, NULL, 20, NULL, &e) < 0
+            && errno == EINVAL,
+        "held, no jobspec: EINVAL");
+    check (b, "held");
+    rp_matcher_destroy (a);
+    rp_matcher_destroy (b);
+}
+
+/* A job the bound puts later than now that could never fit: ENODEV with
+ * the reason, not a search of every later window. */
+static void test_never_later (void)
+{
+    static const char y[] =
+        "version: 1\nresources:\n  - type: slot\n    label: s\n"
+        "    count: 1\n    with:\n      - type: core\n        count: 3\n"
+        "tasks:\n  - command: [app]\n    slot: s\n"
+        "    count: {per_slot: 1}\n"
+        "attributes:\n  system:\n    duration: 10\n";
+    struct rp_matcher *m = matcher ("nodes=2,cores=2");
+    struct rp_jobspec *js =
+        rp_jobspec_load (y, strlen (y), "t.yaml", RP_JOBSPEC_CANONICAL, NULL);
+    rp_error_t e;
+    double at;
+
+    if (!js)
+        BAIL_OUT ("the jobspec of 3 cores does not load");
+    ok (reserve (m, 1, "node", 1, 100, 0, &e) == 0, "A: a node to 100");
+    ok (reserve (m, 2, "core", 1, 50, 0, &e) == 0, "B: a core to 50");
+    errno = 0;
+    ok (!rp_matcher_allocate_orelse_reserve (m, 3, js, 0, &at, &e)
+            && errno == ENODEV,
+        "3 cores on one node of 2, when 3 cores are free at 100 at the "
+        "earliest: ENODEV");
+    diag ("%s", e.text);
+    check (m, "never");
+    rp_jobspec_destroy (js);
+    rp_matcher_destroy (m);
+}
+
 static void test_errors (void)
 {
     struct rp_matcher *m = matcher ("nodes=2,cores=2");
@@ -305,6 +433,9 @@ int main (void)
     test_shared_and_whole ();
     test_release_hello ();
     test_earlier_now ();
+    test_fits ();
+    test_never_later ();
+    test_reserve_held ();
     test_errors ();
     done_testing ();
 }

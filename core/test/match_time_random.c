@@ -246,7 +246,12 @@ static int place (struct sim *s, struct mjob *j, bool reserve)
     struct rp_rset *R;
     rp_error_t e;
     double at = (double)s->now;
+    int f = rp_matcher_fits (s->m, js, (double)s->now, &e);
 
+    if (f != (j->k <= limit && fits (s, j->whole, j->k, s->now, j->duration)))
+        return bad (s, "fits %d %s for %" PRId64 " s: %d, the model: %s", j->k,
+                    j->whole ? "nodes" : "cores", j->duration, f,
+                    f ? "no" : "yes");
     errno = 0;
     if (reserve)
         R = rp_matcher_allocate_orelse_reserve (s->m, j->id, js, (double)s->now,

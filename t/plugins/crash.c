@@ -15,6 +15,9 @@
  *   log: true       every operation logs "OP at LEVEL" at each of the five
  *                   levels
  *   say: TEXT       init logs TEXT at level say-level (default warning)
+ *   live: true      score, prune and order_candidates misbehave only in a
+ *                   match on the state, not in a satisfiability check
+ *                   (a job is accepted, then its match fails)
  * Otherwise it does nothing: validate accepts, score is 0, prune continues.
  */
 #include <signal.h>
@@ -32,6 +35,7 @@ struct crash {
     bool has_return;
     int rc;
     bool log;
+    bool live;
 };
 
 static const struct rp_host_services *svc;
@@ -140,6 +144,7 @@ static int init (struct rp_plugin *p, const struct rp_host_services *s)
     c->has_return = json_is_integer (ret);
     c->rc = (int)json_integer_value (ret);
     c->log = json_is_true (json_object_get (cfg, "log"));
+    c->live = json_is_true (json_object_get (cfg, "live"));
     s->set_data (p, c);
     if (json_is_string (json_object_get (cfg, "say"))) {
         json_t *l = json_object_get (cfg, "say-level");
@@ -183,24 +188,34 @@ static const struct rp_validate_ops ops = {
 
 #else
 
+/* A match op's act: none in a satisfiability check when the block says
+ * live. */
+static int act_match (struct rp_plugin *p, const struct rp_match *m,
+                      const char *op, int *rc)
+{
+    const struct crash *c = svc->get_data (p);
+
+    if (c->live && rp_match_is_satisfiability (m))
+        return 0;
+    return act (p, op, rc);
+}
+
 static int score (struct rp_plugin *p, const struct rp_match *m, rp_vertex_t v,
                   int64_t *score)
 {
     int rc;
 
-    (void)m;
     (void)v;
     *score = 0;
-    return act (p, "score", &rc) ? rc : 0;
+    return act_match (p, m, "score", &rc) ? rc : 0;
 }
 
 static int prune (struct rp_plugin *p, const struct rp_match *m, rp_vertex_t v)
 {
     int rc;
 
-    (void)m;
     (void)v;
-    return act (p, "prune", &rc) ? rc : RP_WALK_CONTINUE;
+    return act_match (p, m, "prune", &rc) ? rc : RP_WALK_CONTINUE;
 }
 
 static int order_candidates (struct rp_plugin *p, const struct rp_match *m,
@@ -208,10 +223,9 @@ static int order_candidates (struct rp_plugin *p, const struct rp_match *m,
 {
     int rc;
 
-    (void)m;
     (void)v;
     (void)n;
-    return act (p, "order_candidates", &rc) ? rc : 0;
+    return act_match (p, m, "order_candidates", &rc) ? rc : 0;
 }
 
 static const struct rp_match_ops ops = {

@@ -13,6 +13,10 @@
  *   silent     returns 7 without one;
  *   bad-index  starts the job past the end of the queue;
  *   twice      starts the head twice;
+ *   idle       does nothing (the jobs wait for ever);
+ *   fits       starts every job rp_queue_fits says fits, asking before
+ *              any start (what the host does when the match policy
+ *              fails in the question);
  *   cancelled  starts jobs in order; the first that does not start is
  *              reserved, then cancelled, and the pass fails with what
  *              rp_queue_job_reserved said after each.
@@ -106,6 +110,14 @@ static int fixture_pass (struct rp_plugin *p, struct rp_queue *q)
         return cancelled (p, q);
     if (!strcmp (mode, "fail"))
         return svc->error (p, "the fixture fails");
+    if (!strcmp (mode, "idle"))
+        return 0;
+    if (!strcmp (mode, "fits")) {
+        for (size_t k = 0; k < n; k++)
+            if (rp_queue_fits (q, k) && rp_queue_start (q, k) < 0)
+                return -1;
+        return 0;
+    }
     if (!strcmp (mode, "twice"))
         return rp_queue_start (q, 0) < 0 || rp_queue_start (q, 0) < 0 ? -1 : 0;
     if (!strcmp (mode, "bad-index"))
