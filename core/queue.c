@@ -25,7 +25,10 @@
  * host may reserve through its callbacks (a matcher's reservations): the
  * matcher places a job now only where no reservation needs the resources
  * before its end, so a start that would delay one finds no room, and
- * the promises are checked on the times the host gives.  Without them
+ * the promises are checked on the times the host gives: those reserve
+ * gives, and the one a start that found no room leaves the job (the
+ * host's start re-reserves a job whose reservation is its own place).
+ * Without them
  * only the order is checked, and nothing is reserved.
  */
 #include <errno.h>
@@ -185,6 +188,30 @@ static int host_failed (struct rp_queue *q, const rp_error_t *error)
     return -1;
 }
 
+static bool later_than_promised (struct rp_queue *q, size_t k, int64_t t);
+
+/* A host without a planner found no room for job k and kept (or made) a
+ * reservation of its own for it (a matcher's: its place is its own): the
+ * promise holds on that time as on one reserve gives.  -1: refused, and
+ * the reservation cancelled. */
+static int held_later (struct rp_queue *q, size_t k)
+{
+    struct rp_queue_host *h = q->h;
+    struct rp_queue_job *j = h->jobs[k];
+    rp_error_t error;
+
+    if (j->reserved < 0 || j->reserved == RP_PLANNER_FOREVER)
+        return 0;
+    if (later_than_promised (q, k, j->reserved)) {
+        if (h->cancel && h->cancel (h->arg, k, &error) < 0)
+            return host_failed (q, &error);
+        j->reserved = -1;
+        return -1;
+    }
+    q->promise[k] = j->reserved;
+    return 0;
+}
+
 /* The checks of a start that has room now. */
 static int check_start (struct rp_queue *q, size_t k)
 {
@@ -236,6 +263,8 @@ int rp_queue_start (struct rp_queue *q, size_t k)
     if (rc == RP_QUEUE_NO_ROOM) {
         if (held)
             rereserve (h, j);
+        else if (!h->planner && j->has_span && held_later (q, k) < 0)
+            return -1;
     } else
         j->pending = false;
     return rc;
@@ -352,13 +381,19 @@ static void check_left (struct rp_queue *q)
 {
     for (size_t k = 0; k < q->h->count; k++) {
         const struct rp_queue_job *j = q->h->jobs[k];
-        if (j->pending && j->has_span && j->reserved <= q->h->now) {
+        if (!j->pending || !j->has_span || j->reserved > q->h->now)
+            continue;
+        if (j->reserved == q->h->now)
             refuse (q,
                     "job %" PRIu64 " is reserved at %" PRId64
                     ", the time of the pass, and was not started",
                     j->id, q->h->now);
-            return;
-        }
+        else
+            refuse (q,
+                    "job %" PRIu64 " is reserved at %" PRId64
+                    ", before the pass (at %" PRId64 "), and was not started",
+                    j->id, j->reserved, q->h->now);
+        return;
     }
 }
 

@@ -185,7 +185,8 @@ struct rp_queue_host {
      * matcher's), which places nothing where a reservation needs it
      * before the job's end, so a start that would delay a reservation
      * finds no room (RP_QUEUE_NO_ROOM) rather than a refusal; the
-     * promise rules are checked on the times reserve gives (one later
+     * promise rules are checked on the times reserve gives, and on the
+     * reservation a start that finds no room leaves the job (one later
      * than the promise is refused, with the policy's name, and
      * cancelled); the order and the pass's end are checked as with a
      * planner. */
