@@ -180,6 +180,7 @@ void rp_matcher_destroy (struct rp_matcher *m)
         free (m->accs);
         free (m->perm);
         free (m->sub);
+        free (m->pend);
         free (m->mark);
         free (m->where);
         free (m->hepoch);

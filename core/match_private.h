@@ -36,7 +36,10 @@ enum hold_kind {
 /* Holds of a subtree taken whole in one step (gstate_take_whole): the
  * first, at the subtree's root, is WHOLE_ROOT, the others of the subtree
  * (after it, in pre-order) WHOLE_PART; the root's undo puts them all
- * back (gstate_put_whole), theirs change nothing in the state. */
+ * back (gstate_put_whole), theirs change nothing in the state.  A leaf
+ * that the walk takes is logged WHOLE_PART too until the state takes it
+ * with the other leaves of its request (match_walk.c, gstate_take_leaves),
+ * then WHOLE_NONE. */
 enum hold_whole {
     WHOLE_NONE = 0,
     WHOLE_ROOT = 1,
@@ -130,6 +133,9 @@ struct rp_matcher {
     size_t permcap;
     rp_vertex_t *sub; /* match_take_whole: a subtree in pre-order */
     size_t subcap;
+    size_t *pend; /* match_walk.c: log indexes of leaves not in the state */
+    size_t npend;
+    size_t pendcap;
     uint64_t *hrows; /* rp_match_held: rows of ntypes counts */
     size_t nhrows;
     size_t hrowcap;
@@ -179,6 +185,7 @@ struct req {
     bool pool;
     bool exclusive;
     bool inherited; /* a request above is exclusive: so is this one */
+    bool leaves;    /* its units are leaves taken together (match_walk.c) */
     bool agg_ok;    /* what is below a unit fits iff the aggregates do */
     bool agg_slot;  /* ... and a slot is below a unit */
     uint64_t min;
@@ -347,6 +354,10 @@ int match_take (struct rp_match *x, rp_vertex_t v, uint64_t amount,
 int match_hold_ancestors (struct rp_match *x, rp_vertex_t v, size_t unit);
 /* Hold c and everything below it exclusively, whole. */
 int match_take_whole (struct rp_match *x, rp_vertex_t c, size_t unit);
+/* Log leaf c held exclusively, whole, as match_take_whole would, without
+ * the state (the caller takes it, gstate_take_leaves, and marks its hold
+ * WHOLE_NONE): 1, or -1 out of memory. */
+int match_take_logged (struct rp_match *x, rp_vertex_t c, size_t unit);
 /* Undo holds down to nlog / holds and units down to mk. */
 void match_holds_rollback (struct rp_match *x, size_t nlog);
 void match_rollback (struct rp_match *x, struct mark mk);

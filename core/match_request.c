@@ -218,6 +218,11 @@ static int req_fill (struct rp_match *x, struct req *q,
         need_add (nt, q->need, c);
     agg_init (x->m, q);
     q->at_level = q->slot && holds_target (x->m, q);
+    /* match_walk.c's pend_ok: leaves with nothing below them, not undone
+     * by an exclusive request above, no prune hook between them */
+    q->leaves = !q->child && q->exclusive && !q->inherited && !q->slot
+                && !q->pool && q->t >= 0 && !x->m->type_inner[q->t]
+                && !x->ops.prune;
     if (!(q->acc = match_acc_get (x->m)))
         return rp_error_set (x->error, ENOMEM, "out of memory");
     return 0;
