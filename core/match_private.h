@@ -133,6 +133,11 @@ struct rp_matcher {
     size_t permcap;
     rp_vertex_t *sub; /* match_take_whole: a subtree in pre-order */
     size_t subcap;
+    struct req *rq; /* match_request.c: the requests of the last match */
+    size_t rqcap;   /* with each entry's marks kept */
+    uint64_t *rqneed;
+    size_t rqneedcap;
+    uint64_t *pruned; /* ntypes + 1: a match's, kept for the next */
     size_t *pend; /* match_walk.c: log indexes of leaves not in the state */
     size_t npend;
     size_t pendcap;
@@ -232,7 +237,9 @@ struct rp_match {
     struct req *reqs; /* the top-level list */
     struct req *all;  /* all requests, one array */
     size_t nreqs;
+    size_t allcap;    /* entries of all (their marks kept past nreqs) */
     uint64_t *needbuf;
+    size_t needcap;
     /* What the policy sees. */
     struct req *cur;
     uint64_t found;
@@ -294,6 +301,8 @@ const char *match_unit_or_default (const char *type, const char *unit);
 /* match_request.c */
 int match_reqs_create (struct rp_match *x);
 void match_reqs_destroy (struct rp_match *x);
+/* Free the requests the matcher keeps between matches. */
+void match_reqs_free (struct rp_matcher *m);
 uint64_t match_to_pool (const struct req *q, uint64_t v);
 uint64_t match_to_request (const struct req *q, uint64_t a);
 bool match_count_largest (const struct req *q, uint64_t limit, uint64_t *v);
