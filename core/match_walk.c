@@ -268,10 +268,11 @@ static bool constraint_ok (struct rp_match *x, rp_vertex_t v)
  * targets, not below them. */
 static bool constraint_below (struct rp_match *x, rp_vertex_t c)
 {
-    rp_vertex_t v = rp_graph_child_first (x->g, c);
+    rp_vertex_t v;
 
     if (!x->constraint || rp_graph_target (x->g, c) != RP_VERTEX_NONE)
         return true;
+    v = rp_graph_child_first (x->g, c);
     while (v != RP_VERTEX_NONE) {
         if (!is_target (x->g, v)) {
             v = match_subtree_next (x->g, c, v);
@@ -443,7 +444,9 @@ static int found_push (struct rp_match *x, struct req *q, rp_vertex_t c,
     q->marks[q->nmarks++] = mark_get (x);
     x->found++;
     top_push (x, q, c, sc);
-    if (rp_accum_push (q->acc, c, sc) < 0)
+    /* read only by retake, for a request taken again in the policy's
+     * order */
+    if (reorders (x, q) && rp_accum_push (q->acc, c, sc) < 0)
         return match_nomem (x);
     return 0;
 }
@@ -482,7 +485,7 @@ static int pool_candidate (struct rp_match *x, struct req *q, rp_vertex_t c)
  * leaving c untaken changes neither their fit nor their scores. */
 static int agg_fit (struct rp_match *x, const struct req *q, rp_vertex_t c)
 {
-    bool in_target = rp_graph_target (x->g, c) != RP_VERTEX_NONE;
+    bool in_target;
 
     /* A slot target qualifies only where it gives at most one find (the
      * request's largest count is 1): a second find would be scored after
@@ -490,6 +493,7 @@ static int agg_fit (struct rp_match *x, const struct req *q, rp_vertex_t c)
     if (!reorders (x, q) || (q->slot && (q->max != 1 || q->at_level))
         || !q->agg_ok || x->ops.prune)
         return -1;
+    in_target = rp_graph_target (x->g, c) != RP_VERTEX_NONE;
     if ((q->agg_slot && !in_target)
         || (x->constraint && !q->exclusive && !in_target))
         return -1;
@@ -532,7 +536,7 @@ static int candidate (struct rp_match *x, struct req *q, rp_vertex_t c,
         q->st.id++;
         return W_GO;
     }
-    if ((is_target (x->g, c) && !constraint_ok (x, c))
+    if ((x->constraint && is_target (x->g, c) && !constraint_ok (x, c))
         || (q->exclusive && !q->slot && !constraint_below (x, c))) {
         q->st.constraint++;
         return W_GO;
@@ -582,7 +586,7 @@ static int visit (struct rp_match *x, struct req *q, rp_vertex_t c, size_t pu)
                         : rp_graph_vertex_type_index (x->g, c) == q->t;
     int rc;
 
-    if (!cand && is_target (x->g, c) && !constraint_ok (x, c))
+    if (!cand && x->constraint && is_target (x->g, c) && !constraint_ok (x, c))
         return W_GO;
     if ((rc = prune (x, c)) <= 0) {
         if (rc == 0)
