@@ -249,6 +249,12 @@ static const struct {
       "{'execution':{'R_lite':[{'children':{'core':'0'},'rank':'0'}],"
       "'expiration':0.0,'nodelist':['a'],'starttime':0.0},'version':1}",
       "starttime -0.0 is 0.0" },
+    { "{'version':1,'execution':{'R_lite':[{'rank':'4294967294','children':{"
+      "'core':'0-1,4,7-9,4294967294','gpu':'[1-3]'}}],'nodelist':['a']}}",
+      "{'execution':{'R_lite':[{'children':{'core':'0-1,4,7-9,4294967294',"
+      "'gpu':'1-3'},'rank':'4294967294'}],'expiration':0.0,'nodelist':['a'],"
+      "'starttime':0.0},'version':1}",
+      "one target: its ids range by range, the largest rank" },
 };
 
 static void test_normalized (void)
