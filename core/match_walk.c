@@ -19,8 +19,11 @@
  * exclusive candidate above the targets), and its child requests must be
  * placed below it, recursively.  Every hold is applied to the state at
  * once and logged, so a candidate that does not fit is undone to its mark
- * and a failed match to the start.  A slot target is tried again after
- * each success (a target holds several slots).
+ * and a failed match to the start; the leaves of a request with nothing
+ * below it (a slot's cores) are logged as found and given to the state
+ * together when the request is placed (pend_ok: one climb to the root,
+ * not one per core).  A slot target is tried again after each success (a
+ * target holds several slots).
  *
  * The count: the walk stops once stop_after x the largest acceptable
  * count have been found (first fit: stop_after 1, so a fixed count stops
