@@ -12,6 +12,11 @@
  * - Groups: getgrouplist (the primary group and the supplementary groups
  *   the database lists), at most RP_CONTEXT_MAX_GROUPS; a user in more
  *   groups keeps the first ones and the count says so.
+ * - A copy is one allocation: the struct, then its groups and strings
+ *   (inblock says which fields lie there, so a setter frees only the
+ *   others).  A job's context is copied twice per submission (the
+ *   command's, then the instance's), and one block is one malloc and one
+ *   free where the fields cost up to five of each.
  */
 #include <errno.h>
 #include <grp.h>
@@ -42,7 +47,18 @@ struct rp_context {
     uint64_t jobid;
     bool has_submit_time;
     double submit_time;
+    uint8_t inblock; /* IN_*: fields in the struct's own block (a copy) */
 };
+
+enum { IN_USER = 1, IN_GROUPS = 2, IN_ACCOUNT = 4, IN_QUEUE = 8 };
+
+/* Free field p unless it lies in c's block. */
+static void drop (struct rp_context *c, void *p, uint8_t bit)
+{
+    if (!(c->inblock & bit))
+        free (p);
+    c->inblock &= (uint8_t)~bit;
+}
 
 static const char *const origin_names[] = { "unknown", "command", "flux",
                                             "slurm", "simulator" };
@@ -77,8 +93,8 @@ struct rp_context *rp_context_create (int origin)
 
 static void clear_user (struct rp_context *c)
 {
-    free (c->user);
-    free (c->groups);
+    drop (c, c->user, IN_USER);
+    drop (c, c->groups, IN_GROUPS);
     c->user = NULL;
     c->groups = NULL;
     c->ngroups = 0;
@@ -91,52 +107,51 @@ void rp_context_destroy (struct rp_context *c)
 
     if (c) {
         clear_user (c);
-        free (c->account);
-        free (c->queue);
+        drop (c, c->account, IN_ACCOUNT);
+        drop (c, c->queue, IN_QUEUE);
         free (c);
     }
     errno = saved_errno;
 }
 
-static int copy_string (char **dst, const char *src)
+/* src at *at, moved past it: the copy, or NULL for NULL. */
+static char *put_string (char **at, const char *src, size_t len)
 {
-    char *s = NULL;
+    char *s = *at;
 
-    if (src && !(s = strdup (src)))
-        return -1;
-    free (*dst);
-    *dst = s;
-    return 0;
+    if (!src)
+        return NULL;
+    memcpy (s, src, len + 1);
+    *at += len + 1;
+    return s;
 }
 
 struct rp_context *rp_context_copy (const struct rp_context *c)
 {
     struct rp_context *n;
+    size_t lu, la, lq, size;
+    char *at;
 
     if (!c) {
         errno = EINVAL;
         return NULL;
     }
-    if (!(n = rp_context_create (c->origin)))
+    lu = c->user ? strlen (c->user) : 0;
+    la = c->account ? strlen (c->account) : 0;
+    lq = c->queue ? strlen (c->queue) : 0;
+    size = sizeof (*n) + c->ngroups * sizeof (uint32_t) + lu + la + lq + 3;
+    if (!(n = malloc (size)))
         return NULL;
     *n = *c;
-    n->user = n->account = n->queue = NULL;
-    n->groups = NULL;
-    if (copy_string (&n->user, c->user) < 0
-        || copy_string (&n->account, c->account) < 0
-        || copy_string (&n->queue, c->queue) < 0)
-        goto nomem;
-    if (c->ngroups > 0) {
-        if (!(n->groups = malloc (c->ngroups * sizeof (uint32_t))))
-            goto nomem;
+    n->inblock = IN_USER | IN_GROUPS | IN_ACCOUNT | IN_QUEUE;
+    n->groups = c->ngroups > 0 ? (uint32_t *)(n + 1) : NULL;
+    if (c->ngroups > 0)
         memcpy (n->groups, c->groups, c->ngroups * sizeof (uint32_t));
-    }
+    at = (char *)(n + 1) + c->ngroups * sizeof (uint32_t);
+    n->user = put_string (&at, c->user, lu);
+    n->account = put_string (&at, c->account, la);
+    n->queue = put_string (&at, c->queue, lq);
     return n;
-nomem:
-    n->ngroups = 0;
-    rp_context_destroy (n);
-    errno = ENOMEM;
-    return NULL;
 }
 
 /* --- the user ----------------------------------------------------------- */
@@ -279,23 +294,32 @@ int rp_context_set_caller (struct rp_context *c, rp_error_t *error)
 
 /* --- the other fields --------------------------------------------------- */
 
-static int set_name (struct rp_context *c, char **field, const char *value)
+static int set_name (struct rp_context *c, char **field, uint8_t bit,
+                     const char *value)
 {
+    char *s = NULL;
+
     if (!c || (value && (!*value || strlen (value) > RP_CONTEXT_NAME_MAX))) {
         errno = EINVAL;
         return -1;
     }
-    return copy_string (field, value);
+    if (value && *field && !strcmp (value, *field))
+        return 0; /* a copy's name set again: nothing to allocate */
+    if (value && !(s = strdup (value)))
+        return -1;
+    drop (c, *field, bit);
+    *field = s;
+    return 0;
 }
 
 int rp_context_set_account (struct rp_context *c, const char *account)
 {
-    return set_name (c, c ? &c->account : NULL, account);
+    return set_name (c, c ? &c->account : NULL, IN_ACCOUNT, account);
 }
 
 int rp_context_set_queue (struct rp_context *c, const char *queue)
 {
-    return set_name (c, c ? &c->queue : NULL, queue);
+    return set_name (c, c ? &c->queue : NULL, IN_QUEUE, queue);
 }
 
 void rp_context_set_jobid (struct rp_context *c, uint64_t jobid)

@@ -62,6 +62,16 @@ int gstate_take (struct rp_gstate *s, rp_vertex_t v, uint64_t amount,
 int gstate_put (struct rp_gstate *s, rp_vertex_t v, uint64_t amount,
                 bool exclusive);
 
+/* Whether gstate_take (v, size(v), true) would take v, a leaf. */
+bool gstate_leaf_takes (const struct rp_gstate *s, rp_vertex_t v);
+/* gstate_take (v[i], size(v[i]), true) of every leaf v[i] in one step:
+ * the counters set, each parent's aggregates changed once per leaf and
+ * its ancestors once for all of its leaves listed together (a slot's
+ * cores), where a take per leaf climbs to the root from each.  Each is
+ * undone by gstate_put.  Returns 0, or -1 (nothing changed) when
+ * gstate_leaf_takes refuses one, or one is listed twice. */
+int gstate_take_leaves (struct rp_gstate *s, const rp_vertex_t *v, size_t n);
+
 /* Set v's counters (used <= size, not both used and shared), keeping
  * the aggregates exact: for a view of the state other than the holds
  * (the matcher's window of time, core/match_time.c), undone by setting

@@ -154,9 +154,10 @@ static uint64_t blk_recount (const struct rp_gstate *s, rp_vertex_t p,
  * change.  Only a decrease of an entry's maximum rescans the entry, from
  * the member after c's on: when several members share the maximum (idle
  * nodes), the scan stops at the next one. */
-static void blk_update_at (struct rp_gstate *s, rp_vertex_t p, rp_vertex_t c,
-                           const size_t *n, const uint64_t *off, int L,
-                           size_t pos, size_t t, int64_t d)
+static inline void blk_update_at (struct rp_gstate *s, rp_vertex_t p,
+                                  rp_vertex_t c, const size_t *n,
+                                  const uint64_t *off, int L, size_t pos,
+                                  size_t t, int64_t d)
 {
     uint64_t now = st_contrib (s, c, t), before = now - (uint64_t)d;
     for (int l = 1; l <= L && now != before; l++) {
@@ -465,6 +466,89 @@ int gstate_take (struct rp_gstate *s, rp_vertex_t v, uint64_t amount,
     if (s->nix)
         gindex_touch (s, v);
     self_changed (s, v, f0);
+    return 0;
+}
+
+/* gstate_take (v, size(v), true) would take leaf v. */
+bool gstate_leaf_takes (const struct rp_gstate *s, rp_vertex_t v)
+{
+    const struct rp_graph *g = s ? s->g : NULL;
+
+    return g && v < g->n && g->iidx[v] == NONE && g->v[v].size > 0
+           && s->shared[v] == 0 && s->used[v] == 0 && gstate_path_up (s, v);
+}
+
+/* Leaf c's contribution to p of type t, before now, was before. */
+static void blk_leaf_changed (struct rp_gstate *s, rp_vertex_t p,
+                              const size_t *nl, const uint64_t *off, int L,
+                              rp_vertex_t c, size_t t, uint64_t before)
+{
+    blk_update_at (s, p, c, nl, off, L, child_pos_cached (s, c), t,
+                   (int64_t)(st_contrib (s, c, t) - before));
+}
+
+/* The leaves v[i..n) that share v[i]'s parent p, their counters already
+ * set: p's aggregates, its summaries, then p's ancestors once with the
+ * summed change (T <= 64).  The summaries change once per level 1 entry
+ * and type, from the last leaf of the entry with the largest contribution
+ * any had (before): one rescan finds the other members' maximum, where a
+ * rescan per leaf passed the leaves taken with it.  Returns the end of
+ * the run. */
+static size_t leaf_run_changed (struct rp_gstate *s, const rp_vertex_t *v,
+                                size_t i, size_t n)
+{
+    const struct rp_graph *g = s->g;
+    rp_vertex_t p = parent_of (g, v[i]);
+    size_t T = ntypes (g), nl[MAX_LEVELS], j, entry = SIZE_MAX, et = 0;
+    uint64_t off[MAX_LEVELS], before = 0;
+    int L = levels (g, p, nl, off);
+    int64_t d[64] = { 0 };
+
+    for (j = i; j < n && parent_of (g, v[j]) == p; j++) {
+        size_t t = g->v[v[j]].type;
+        uint64_t size = g->v[v[j]].size;
+        size_t e = L > 0 ? child_pos_cached (s, v[j]) / BLOCK : 0;
+        if (s->nix)
+            gindex_touch (s, v[j]);
+        s->agg[(size_t)g->iidx[p] * T + t] -= size;
+        d[t] -= (int64_t)size;
+        if (e != entry || t != et) {
+            if (L > 0 && entry != SIZE_MAX)
+                blk_leaf_changed (s, p, nl, off, L, v[j - 1], et, before);
+            before = 0;
+        }
+        entry = e;
+        et = t;
+        before = size > before ? size : before;
+    }
+    if (L > 0)
+        blk_leaf_changed (s, p, nl, off, L, v[j - 1], et, before);
+    if (s->nix)
+        gindex_touch (s, p);
+    if (st_up (s, p))
+        add_up_all (s, p, d);
+    return j;
+}
+
+int gstate_take_leaves (struct rp_gstate *s, const rp_vertex_t *v, size_t n)
+{
+    size_t i;
+
+    /* every counter set first, so that a leaf listed twice is refused */
+    for (i = 0; i < n && gstate_leaf_takes (s, v[i]); i++)
+        s->used[v[i]] = s->g->v[v[i]].size;
+    if (i < n) {
+        while (i > 0)
+            s->used[v[--i]] = 0;
+        return -1;
+    }
+    for (i = 0; i < n && ntypes (s->g) <= 64;)
+        i = leaf_run_changed (s, v, i, n);
+    for (; i < n; i++) { /* more types than a summed change holds */
+        if (s->nix)
+            gindex_touch (s, v[i]);
+        self_changed (s, v[i], s->g->v[v[i]].size);
+    }
     return 0;
 }
 

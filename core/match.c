@@ -180,6 +180,9 @@ void rp_matcher_destroy (struct rp_matcher *m)
         free (m->accs);
         free (m->perm);
         free (m->sub);
+        free (m->pend);
+        free (m->pruned);
+        match_reqs_free (m);
         free (m->mark);
         free (m->where);
         free (m->hepoch);
@@ -283,7 +286,10 @@ void match_cleanup (struct rp_match *x)
 
     match_reqs_destroy (x);
     rp_constraint_destroy (x->constraint);
-    free (x->pruned);
+    if (!x->m->pruned)
+        x->m->pruned = x->pruned;
+    else
+        free (x->pruned);
     if (!x->m->log && !x->m->units) { /* kept for the next match */
         x->m->log = x->log;
         x->m->logcap = x->logcap;
@@ -315,8 +321,11 @@ int match_setup (struct rp_matcher *m, const struct rp_jobspec *js,
     m->unitcap = 0;
     x->error = error;
     x->ops.stop_after = 1;
-    if (!(x->pruned = calloc (m->ntypes + 1, sizeof (*x->pruned))))
+    if ((x->pruned = m->pruned)) /* the matcher's, given back by cleanup */
+        memset (x->pruned, 0, (m->ntypes + 1) * sizeof (*x->pruned));
+    else if (!(x->pruned = calloc (m->ntypes + 1, sizeof (*x->pruned))))
         return rp_error_set (error, ENOMEM, "out of memory");
+    m->pruned = NULL;
     if (m->policy) {
         x->p = (struct rp_plugin *)m->policy; /* the host's instance */
         x->track = true;

@@ -224,6 +224,12 @@ int match_take_whole (struct rp_match *x, rp_vertex_t c, size_t unit)
     return 1;
 }
 
+int match_take_logged (struct rp_match *x, rp_vertex_t c, size_t unit)
+{
+    return take (x, c, rp_graph_vertex_size (x->g, c), true, HOLD_UNIT, unit,
+                 WHOLE_PART);
+}
+
 size_t match_unit_push (struct rp_match *x, struct req *q, rp_vertex_t v,
                         size_t parent, uint64_t value)
 {

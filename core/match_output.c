@@ -35,6 +35,15 @@ struct ritem {
     int64_t id;
 };
 
+/* A job of one slot holds a few vertices: its items on the stack. */
+#define RITEM_BUF 32
+
+static void ritems_free (struct ritem *it, const struct ritem *buf)
+{
+    if (it != buf)
+        free (it);
+}
+
 static int ritem_cmp (const void *a, const void *b)
 {
     const struct ritem *x = a, *y = b;
@@ -63,6 +72,33 @@ static const char *target_host (const struct rp_matcher *m, rp_vertex_t tv,
     return name;
 }
 
+/* The core and GPU ids of one rank's n items into ids[kind], a run of
+ * consecutive ids (a slot's cores, in either order) as one range. */
+static int add_ids (struct rp_idset *ids[2], const struct ritem *it, size_t n)
+{
+    int64_t lo = -1, hi = -1;
+    int kind = -1;
+
+    for (size_t i = 0; i <= n; i++) {
+        bool in = i < n && it[i].kind < 2 && it[i].id >= 0
+                  && it[i].id <= UINT32_MAX;
+        if (in && it[i].kind == kind && it[i].id == hi + 1)
+            hi++;
+        else if (in && it[i].kind == kind && it[i].id == lo - 1)
+            lo--;
+        else if (i == n || in) {
+            if (kind >= 0
+                && rp_idset_add_range (ids[kind], (unsigned int)lo,
+                                       (unsigned int)hi)
+                       < 0)
+                return -1;
+            kind = in ? it[i].kind : -1;
+            lo = hi = in ? it[i].id : -1;
+        }
+    }
+    return 0;
+}
+
 static int rset_add_rank (struct rp_rset *R, const struct rp_matcher *m,
                           const struct ritem *it, size_t n, rp_error_t *error)
 {
@@ -75,12 +111,10 @@ static int rset_add_rank (struct rp_rset *R, const struct rp_matcher *m,
         rp_error_set (error, ENOMEM, "out of memory");
         goto done;
     }
-    for (size_t i = 0; i < n; i++)
-        if (it[i].kind < 2 && it[i].id >= 0 && it[i].id <= UINT32_MAX
-            && rp_idset_add (ids[it[i].kind], (unsigned int)it[i].id) < 0) {
-            rp_error_set (error, ENOMEM, "out of memory");
-            goto done;
-        }
+    if (add_ids (ids, it, n) < 0) {
+        rp_error_set (error, ENOMEM, "out of memory");
+        goto done;
+    }
     if (!(host = target_host (m, tv, error)))
         goto done;
     rc = rset_add_target_taken (R, (unsigned int)it[0].rank, host, ids[0],
@@ -93,12 +127,14 @@ done:
 }
 
 /* The holds at or below execution targets as R items, sorted by rank
- * (n + 1 entries; *k of them used), or NULL (ENOMEM). */
+ * (n + 1 entries; *k of them used), or NULL (ENOMEM): in buf (RITEM_BUF
+ * entries, the caller's) when they fit, else allocated (ritems_free). */
 static struct ritem *rank_items (const struct rp_matcher *m,
-                                 const struct hold *holds, size_t n, size_t *k)
+                                 const struct hold *holds, size_t n, size_t *k,
+                                 struct ritem *buf)
 {
     const struct rp_graph *g = m->g;
-    struct ritem *it = calloc (n + 1, sizeof (*it));
+    struct ritem *it = n < RITEM_BUF ? buf : calloc (n + 1, sizeof (*it));
     rp_vertex_t last = RP_VERTEX_NONE;
     int64_t rank = -1;
 
@@ -149,7 +185,8 @@ static int rset_targets (struct rp_rset *R, const struct rp_matcher *m,
                          const struct hold *holds, size_t n, rp_error_t *error)
 {
     size_t k;
-    struct ritem *it = rank_items (m, holds, n, &k);
+    struct ritem buf[RITEM_BUF];
+    struct ritem *it = rank_items (m, holds, n, &k, buf);
     int rc = 0;
 
     if (!it)
@@ -158,7 +195,7 @@ static int rset_targets (struct rp_rset *R, const struct rp_matcher *m,
         j = rank_end (it, i, k);
         rc = rset_add_rank (R, m, &it[i], j - i, error);
     }
-    free (it);
+    ritems_free (it, buf);
     return rc;
 }
 
@@ -256,7 +293,7 @@ ssize_t rp_matcher_job_count (const struct rp_matcher *m, uint64_t jobid,
     const struct job *j = m ? match_job_find (m, jobid) : NULL;
     int kind;
     size_t k, c = 0;
-    struct ritem *it;
+    struct ritem buf[RITEM_BUF], *it;
 
     if (!m || !type) {
         errno = EINVAL;
@@ -273,7 +310,7 @@ ssize_t rp_matcher_job_count (const struct rp_matcher *m, uint64_t jobid,
     if (kind == 2 && (c = (size_t)target_count (m, j)) != SIZE_MAX)
         return (ssize_t)c;
     c = 0;
-    if (!(it = rank_items (m, j->holds, j->nholds, &k))) {
+    if (!(it = rank_items (m, j->holds, j->nholds, &k, buf))) {
         errno = ENOMEM;
         return -1;
     }
@@ -281,7 +318,7 @@ ssize_t rp_matcher_job_count (const struct rp_matcher *m, uint64_t jobid,
         e = rank_end (it, i, k);
         c += kind == 2 ? 1 : rank_count (&it[i], e - i, kind);
     }
-    free (it);
+    ritems_free (it, buf);
     return (ssize_t)c;
 }
 
@@ -290,14 +327,14 @@ struct rp_hostlist *rp_matcher_job_nodelist (const struct rp_matcher *m,
 {
     const struct job *j = m ? match_job_find (m, jobid) : NULL;
     struct rp_hostlist *hl = NULL;
-    struct ritem *it = NULL;
+    struct ritem buf[RITEM_BUF], *it = NULL;
     size_t k;
 
     if (!j) {
         errno = m ? ENOENT : EINVAL;
         return NULL;
     }
-    if (!(it = rank_items (m, j->holds, j->nholds, &k))
+    if (!(it = rank_items (m, j->holds, j->nholds, &k, buf))
         || !(hl = rp_hostlist_create ()))
         goto nomem;
     /* R's nodelist: its targets' host names in rank order (every one was
@@ -307,10 +344,10 @@ struct rp_hostlist *rp_matcher_job_nodelist (const struct rp_matcher *m,
         if (rp_hostlist_append (hl, h ? h : "", NULL) < 0)
             goto nomem;
     }
-    free (it);
+    ritems_free (it, buf);
     return hl;
 nomem:
-    free (it);
+    ritems_free (it, buf);
     rp_hostlist_destroy (hl);
     errno = ENOMEM;
     return NULL;

@@ -36,7 +36,10 @@ enum hold_kind {
 /* Holds of a subtree taken whole in one step (gstate_take_whole): the
  * first, at the subtree's root, is WHOLE_ROOT, the others of the subtree
  * (after it, in pre-order) WHOLE_PART; the root's undo puts them all
- * back (gstate_put_whole), theirs change nothing in the state. */
+ * back (gstate_put_whole), theirs change nothing in the state.  A leaf
+ * that the walk takes is logged WHOLE_PART too until the state takes it
+ * with the other leaves of its request (match_walk.c, gstate_take_leaves),
+ * then WHOLE_NONE. */
 enum hold_whole {
     WHOLE_NONE = 0,
     WHOLE_ROOT = 1,
@@ -130,6 +133,14 @@ struct rp_matcher {
     size_t permcap;
     rp_vertex_t *sub; /* match_take_whole: a subtree in pre-order */
     size_t subcap;
+    struct req *rq; /* match_request.c: the requests of the last match */
+    size_t rqcap;   /* with each entry's marks kept */
+    uint64_t *rqneed;
+    size_t rqneedcap;
+    uint64_t *pruned; /* ntypes + 1: a match's, kept for the next */
+    size_t *pend; /* match_walk.c: log indexes of leaves not in the state */
+    size_t npend;
+    size_t pendcap;
     uint64_t *hrows; /* rp_match_held: rows of ntypes counts */
     size_t nhrows;
     size_t hrowcap;
@@ -179,6 +190,7 @@ struct req {
     bool pool;
     bool exclusive;
     bool inherited; /* a request above is exclusive: so is this one */
+    bool leaves;    /* its units are leaves taken together (match_walk.c) */
     bool agg_ok;    /* what is below a unit fits iff the aggregates do */
     bool agg_slot;  /* ... and a slot is below a unit */
     uint64_t min;
@@ -225,7 +237,9 @@ struct rp_match {
     struct req *reqs; /* the top-level list */
     struct req *all;  /* all requests, one array */
     size_t nreqs;
+    size_t allcap;    /* entries of all (their marks kept past nreqs) */
     uint64_t *needbuf;
+    size_t needcap;
     /* What the policy sees. */
     struct req *cur;
     uint64_t found;
@@ -287,6 +301,8 @@ const char *match_unit_or_default (const char *type, const char *unit);
 /* match_request.c */
 int match_reqs_create (struct rp_match *x);
 void match_reqs_destroy (struct rp_match *x);
+/* Free the requests the matcher keeps between matches. */
+void match_reqs_free (struct rp_matcher *m);
 uint64_t match_to_pool (const struct req *q, uint64_t v);
 uint64_t match_to_request (const struct req *q, uint64_t a);
 bool match_count_largest (const struct req *q, uint64_t limit, uint64_t *v);
@@ -347,6 +363,10 @@ int match_take (struct rp_match *x, rp_vertex_t v, uint64_t amount,
 int match_hold_ancestors (struct rp_match *x, rp_vertex_t v, size_t unit);
 /* Hold c and everything below it exclusively, whole. */
 int match_take_whole (struct rp_match *x, rp_vertex_t c, size_t unit);
+/* Log leaf c held exclusively, whole, as match_take_whole would, without
+ * the state (the caller takes it, gstate_take_leaves, and marks its hold
+ * WHOLE_NONE): 1, or -1 out of memory. */
+int match_take_logged (struct rp_match *x, rp_vertex_t c, size_t unit);
 /* Undo holds down to nlog / holds and units down to mk. */
 void match_holds_rollback (struct rp_match *x, size_t nlog);
 void match_rollback (struct rp_match *x, struct mark mk);

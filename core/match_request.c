@@ -218,6 +218,11 @@ static int req_fill (struct rp_match *x, struct req *q,
         need_add (nt, q->need, c);
     agg_init (x->m, q);
     q->at_level = q->slot && holds_target (x->m, q);
+    /* match_walk.c's pend_ok: leaves with nothing below them, not undone
+     * by an exclusive request above, no prune hook between them */
+    q->leaves = !q->child && q->exclusive && !q->inherited && !q->slot
+                && !q->pool && q->t >= 0 && !x->m->type_inner[q->t]
+                && !x->ops.prune;
     if (!(q->acc = match_acc_get (x->m)))
         return rp_error_set (x->error, ENOMEM, "out of memory");
     return 0;
@@ -245,17 +250,81 @@ static int req_build (struct rp_match *x, const struct rp_jobspec_resource *r,
     return 0;
 }
 
+/* Free the requests a (cap entries) and their marks. */
+static void reqs_free (struct req *a, size_t cap)
+{
+    for (size_t i = 0; a && i < cap; i++)
+        free (a[i].marks);
+    free (a);
+}
+
+void match_reqs_free (struct rp_matcher *m)
+{
+    reqs_free (m->rq, m->rqcap);
+    free (m->rqneed);
+}
+
+/* The requests and need vectors go back to the matcher for the next match
+ * (unless a match made meanwhile gave its own back), each request's marks
+ * with them. */
 void match_reqs_destroy (struct rp_match *x)
 {
+    struct rp_matcher *m = x->m;
+
     for (size_t i = 0; x->all && i < x->nreqs; i++) {
         rp_idset_destroy (x->all[i].ids);
-        match_acc_put (x->m, x->all[i].acc);
-        free (x->all[i].marks);
+        match_acc_put (m, x->all[i].acc);
     }
-    free (x->all);
-    free (x->needbuf);
+    if (!m->rq && !m->rqneed) {
+        m->rq = x->all;
+        m->rqcap = x->allcap;
+        m->rqneed = x->needbuf;
+        m->rqneedcap = x->needcap;
+    } else {
+        reqs_free (x->all, x->allcap);
+        free (x->needbuf);
+    }
     x->all = NULL;
     x->needbuf = NULL;
+}
+
+/* n requests and nneed need entries, zeroed, from the matcher's (taken
+ * from it until match_reqs_destroy) when they are large enough. */
+static int reqs_alloc (struct rp_match *x, size_t n, size_t nneed)
+{
+    struct rp_matcher *m = x->m;
+
+    x->all = m->rq;
+    x->allcap = m->rqcap;
+    x->needbuf = m->rqneed;
+    x->needcap = m->rqneedcap;
+    m->rq = NULL;
+    m->rqneed = NULL;
+    m->rqcap = m->rqneedcap = 0;
+    if (n > x->allcap) {
+        struct req *a = realloc (x->all, n * sizeof (*a));
+        if (!a)
+            return -1;
+        for (size_t i = x->allcap; i < n; i++)
+            a[i].marks = NULL, a[i].markcap = 0;
+        x->all = a;
+        x->allcap = n;
+    }
+    if (nneed > x->needcap) {
+        free (x->needbuf);
+        if (!(x->needbuf = malloc (nneed * sizeof (*x->needbuf))))
+            return x->needcap = 0, -1;
+        x->needcap = nneed;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct mark *marks = x->all[i].marks;
+        size_t cap = x->all[i].markcap;
+        memset (&x->all[i], 0, sizeof (x->all[i]));
+        x->all[i].marks = marks;
+        x->all[i].markcap = cap;
+    }
+    memset (x->needbuf, 0, nneed * sizeof (*x->needbuf));
+    return 0;
 }
 
 int match_reqs_create (struct rp_match *x)
@@ -267,10 +336,10 @@ int match_reqs_create (struct rp_match *x)
     x->nreqs = count_requests (top);
     if (x->nreqs == 0)
         return rp_error_set (x->error, EINVAL, "the jobspec asks nothing");
-    x->all = calloc (x->nreqs, sizeof (*x->all));
-    x->needbuf = calloc (2 * x->nreqs * nt, sizeof (*x->needbuf));
-    if (!x->all || !x->needbuf)
+    if (reqs_alloc (x, x->nreqs, 2 * x->nreqs * nt) < 0) {
+        x->nreqs = 0; /* none built: nothing to put back */
         return rp_error_set (x->error, ENOMEM, "out of memory");
+    }
     for (size_t i = 0; i < x->nreqs; i++) {
         x->all[i].need = &x->needbuf[i * nt];
         x->all[i].walk = &x->needbuf[(x->nreqs + i) * nt];

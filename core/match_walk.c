@@ -19,8 +19,11 @@
  * exclusive candidate above the targets), and its child requests must be
  * placed below it, recursively.  Every hold is applied to the state at
  * once and logged, so a candidate that does not fit is undone to its mark
- * and a failed match to the start.  A slot target is tried again after
- * each success (a target holds several slots).
+ * and a failed match to the start; the leaves of a request with nothing
+ * below it (a slot's cores) are logged as found and given to the state
+ * together when the request is placed (pend_ok: one climb to the root,
+ * not one per core).  A slot target is tried again after each success (a
+ * target holds several slots).
  *
  * The count: the walk stops once stop_after x the largest acceptable
  * count have been found (first fit: stop_after 1, so a fixed count stops
@@ -268,10 +271,11 @@ static bool constraint_ok (struct rp_match *x, rp_vertex_t v)
  * targets, not below them. */
 static bool constraint_below (struct rp_match *x, rp_vertex_t c)
 {
-    rp_vertex_t v = rp_graph_child_first (x->g, c);
+    rp_vertex_t v;
 
     if (!x->constraint || rp_graph_target (x->g, c) != RP_VERTEX_NONE)
         return true;
+    v = rp_graph_child_first (x->g, c);
     while (v != RP_VERTEX_NONE) {
         if (!is_target (x->g, v)) {
             v = match_subtree_next (x->g, c, v);
@@ -307,6 +311,81 @@ static bool available (const struct rp_match *x, const struct req *q,
 
 static int place (struct rp_match *x, struct req *q, rp_vertex_t at, size_t pu);
 
+/* --- leaves taken together ------------------------------------------------ */
+
+/* Whether leaf c, a unit of q, is logged now and taken by the state with
+ * q's other leaves when q is placed (pend_apply): q has nothing below
+ * it, and no hook of the policy runs between its units (score is not
+ * asked per candidate, no prune) that could see the state before they
+ * are all taken.  The walk for q reads only the leaves ahead of it, which
+ * these takes do not change.  Not below an exclusive request, which
+ * places q only to check that it fits, undoes it and takes its own
+ * subtree whole. */
+static bool pend_ok (const struct rp_match *x, const struct req *q,
+                     rp_vertex_t c)
+{
+    return q->leaves && (!x->ops.score || q->in_order)
+           && gstate_leaf_takes (x->s, c);
+}
+
+/* Leaf c held for unit u, the state's take left to pend_apply: 1, -1. */
+static int pend_take (struct rp_match *x, rp_vertex_t c, size_t u)
+{
+    struct rp_matcher *m = x->m;
+
+    if (m->npend == m->pendcap
+        && match_grow ((void **)&m->pend, &m->pendcap, sizeof (*m->pend)) < 0)
+        return match_nomem (x);
+    if (match_take_logged (x, c, u) < 0)
+        return -1;
+    m->pend[m->npend++] = x->nlog - 1;
+    return 1;
+}
+
+/* Undo the holds to nlog; the leaves logged past it were never in the
+ * state. */
+static void rollback_holds (struct rp_match *x, size_t nlog)
+{
+    struct rp_matcher *m = x->m;
+
+    match_holds_rollback (x, nlog);
+    while (m->npend > 0 && m->pend[m->npend - 1] >= nlog)
+        m->npend--;
+}
+
+static void rollback (struct rp_match *x, struct mark mk)
+{
+    rollback_holds (x, mk.nlog);
+    x->nunits = mk.nunits;
+}
+
+/* The state takes the leaves logged since q's place began, in one step
+ * per parent: 0, or -1 when it refuses (pend_ok said it would not). */
+static int pend_apply (struct rp_match *x)
+{
+    struct rp_matcher *m = x->m;
+    size_t n = m->npend;
+
+    if (n == 0)
+        return 0;
+    if (n > m->subcap) {
+        rp_vertex_t *sub = realloc (m->sub, n * sizeof (*sub));
+        if (!sub)
+            return match_nomem (x);
+        m->sub = sub;
+        m->subcap = n;
+    }
+    for (size_t i = 0; i < n; i++)
+        m->sub[i] = x->log[m->pend[i]].v;
+    if (gstate_take_leaves (x->s, m->sub, n) < 0)
+        return rp_error_set (x->error, EPROTO,
+                             "the state refused %zu leaves the match took", n);
+    for (size_t i = 0; i < n; i++)
+        x->log[m->pend[i]].whole = WHOLE_NONE;
+    m->npend = 0;
+    return 0;
+}
+
 /* One unit of q at c (a vertex of q's type; for a slot, the target or
  * `at`): 1 placed, 0 does not fit (nothing of it left held), -1 error. */
 static int unit_place (struct rp_match *x, struct req *q, rp_vertex_t c,
@@ -325,15 +404,16 @@ static int unit_place (struct rp_match *x, struct req *q, rp_vertex_t c,
     if (rc <= 0 || q->slot)
         goto done;
     if (q->exclusive) {
-        match_holds_rollback (x, mk.nlog); /* the unit records stay */
-        rc = match_take_whole (x, c, u);
+        rollback_holds (x, mk.nlog); /* the unit records stay */
+        rc = pend_ok (x, q, c) ? pend_take (x, c, u)
+                               : match_take_whole (x, c, u);
     } else
         rc = match_take (x, c, 1, false, HOLD_UNIT, u);
     if (rc > 0)
         rc = match_hold_ancestors (x, c, u);
 done:
     if (rc <= 0)
-        match_rollback (x, mk);
+        rollback (x, mk);
     return rc;
 }
 
@@ -367,7 +447,9 @@ static int found_push (struct rp_match *x, struct req *q, rp_vertex_t c,
     q->marks[q->nmarks++] = mark_get (x);
     x->found++;
     top_push (x, q, c, sc);
-    if (rp_accum_push (q->acc, c, sc) < 0)
+    /* read only by retake, for a request taken again in the policy's
+     * order */
+    if (reorders (x, q) && rp_accum_push (q->acc, c, sc) < 0)
         return match_nomem (x);
     return 0;
 }
@@ -406,7 +488,7 @@ static int pool_candidate (struct rp_match *x, struct req *q, rp_vertex_t c)
  * leaving c untaken changes neither their fit nor their scores. */
 static int agg_fit (struct rp_match *x, const struct req *q, rp_vertex_t c)
 {
-    bool in_target = rp_graph_target (x->g, c) != RP_VERTEX_NONE;
+    bool in_target;
 
     /* A slot target qualifies only where it gives at most one find (the
      * request's largest count is 1): a second find would be scored after
@@ -414,6 +496,7 @@ static int agg_fit (struct rp_match *x, const struct req *q, rp_vertex_t c)
     if (!reorders (x, q) || (q->slot && (q->max != 1 || q->at_level))
         || !q->agg_ok || x->ops.prune)
         return -1;
+    in_target = rp_graph_target (x->g, c) != RP_VERTEX_NONE;
     if ((q->agg_slot && !in_target)
         || (x->constraint && !q->exclusive && !in_target))
         return -1;
@@ -456,7 +539,7 @@ static int candidate (struct rp_match *x, struct req *q, rp_vertex_t c,
         q->st.id++;
         return W_GO;
     }
-    if ((is_target (x->g, c) && !constraint_ok (x, c))
+    if ((x->constraint && is_target (x->g, c) && !constraint_ok (x, c))
         || (q->exclusive && !q->slot && !constraint_below (x, c))) {
         q->st.constraint++;
         return W_GO;
@@ -506,7 +589,7 @@ static int visit (struct rp_match *x, struct req *q, rp_vertex_t c, size_t pu)
                         : rp_graph_vertex_type_index (x->g, c) == q->t;
     int rc;
 
-    if (!cand && is_target (x->g, c) && !constraint_ok (x, c))
+    if (!cand && x->constraint && is_target (x->g, c) && !constraint_ok (x, c))
         return W_GO;
     if ((rc = prune (x, c)) <= 0) {
         if (rc == 0)
@@ -863,7 +946,7 @@ static int find_units (struct rp_match *x, struct req *q, rp_vertex_t at,
             *taken = true;
             return rc;
         }
-        match_rollback (x, mk);
+        rollback (x, mk);
         x->found = 0;
         q->nmarks = 0;
     }
@@ -895,14 +978,14 @@ static int units_place (struct rp_match *x, struct req *q, rp_vertex_t at,
     if ((rc = find_units (x, q, at, pu, here, mk, &taken)) < 0)
         return -1;
     if (reordering (x) && !taken) {
-        match_rollback (x, mk);
+        rollback (x, mk);
         if (retake (x, q, pu) < 0)
             return -1;
     }
     if (!match_count_largest (q, x->found, &n))
         return 0;
     if (n < x->found) {
-        match_rollback (x, q->marks[n - 1]);
+        rollback (x, q->marks[n - 1]);
         x->found = n;
     }
     return 1;
@@ -976,12 +1059,14 @@ static int place (struct rp_match *x, struct req *q, rp_vertex_t at, size_t pu)
     q->nmarks = 0;
     rp_accum_clear (q->acc);
     rc = q->pool ? pool_place (x, q, at, pu) : units_place (x, q, at, pu);
+    if (rc > 0 && pend_apply (x) < 0)
+        rc = -1;
     if (rc > 0)
         q->st.taken += x->found;
     if (rc == 0)
         fail_record (x, q, filtered);
     if (rc <= 0)
-        match_rollback (x, mk);
+        rollback (x, mk);
     x->cur = saved;
     x->found = saved_found;
     return rc;
@@ -998,13 +1083,14 @@ int match_run (struct rp_match *x)
     x->nunits = 0;
     x->filtered = 0;
     x->failed = NULL;
+    x->m->npend = 0;
     memset (x->pruned, 0, x->m->ntypes * sizeof (*x->pruned));
     for (size_t i = 0; i < x->nreqs; i++)
         memset (&x->all[i].st, 0, sizeof (x->all[i].st));
     for (struct req *q = x->reqs; q; q = q->next) {
         int rc = place (x, q, root, NO_UNIT);
         if (rc <= 0) {
-            match_rollback (x, (struct mark){ 0, 0 });
+            rollback (x, (struct mark){ 0, 0 });
             return rc;
         }
     }

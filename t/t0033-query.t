@@ -234,6 +234,28 @@ test_expect_success '-F rv1_nosched: R without its scheduling key, for allocate 
 	sed "s/,\"scheduling\":.*,\"version\":1}$/,\"version\":1}/" json >expected &&
 	test_cmp expected out
 '
+test_expect_success 'R of cores in runs, with a gap, taken upward and downward' '
+	respol jobspec create -n1 -c2 -- app >c2.yaml &&
+	respol jobspec create -n1 -c4 -- app >c4.yaml &&
+	printf "match allocate c2.yaml\nmatch allocate c2.yaml\nfree 1\nmatch allocate c4.yaml\n" >s5 &&
+	for p in first high; do
+		respol query --now=100 -F rv1_nosched -P $p \
+			--generate=nodes=1,cores=8 -f s5 || return 1
+	done | sed -n "s/.*\"core\":\"\([^\"]*\)\".*/\1/p" >out &&
+	cat >expected <<-\EOF &&
+	0-1
+	2-3
+	0-1,4-5
+	6-7
+	4-5
+	2-3,6-7
+	EOF
+	test_cmp expected out &&
+	respol query --now=100 -F rv1_nosched --generate=nodes=1,cores=8 -f s5 |
+		grep "^jobid=" >ids &&
+	printf "jobid=1\njobid=2\njobid=3\n" >expected &&
+	test_cmp expected ids
+'
 # Allocate jobspec file $1 twice through a query that reads a FIFO, write
 # the text of $2 over it once the second answer is out, allocate it again.
 query_edit () {

@@ -192,6 +192,24 @@ static void test_fields (void)
             && id == 42 && rp_context_origin (d) == RP_ORIGIN_COMMAND
             && rp_context_ngroups (d) >= 1,
         "a copy outlives its original, with every field");
+    c = rp_context_copy (d);
+    ok (c && rp_context_set_account (d, "physics") == 0
+            && rp_context_set_account (d, "chemistry") == 0
+            && rp_context_set_queue (d, "batch") == 0
+            && rp_context_set_user (d, "root", &error) == 0
+            && !strcmp (rp_context_account (d), "chemistry")
+            && !strcmp (rp_context_queue (d), "batch")
+            && !strcmp (rp_context_user (d), "root"),
+        "a copy's fields set again, each its own allocation now");
+    ok (!strcmp (rp_context_account (c), "physics")
+            && !strcmp (rp_context_user (c), "daemon")
+            && rp_context_queue (c) == NULL,
+        "... and the copy of the copy keeps the values it was made with");
+    ok (rp_context_set_account (c, NULL) == 0 && rp_context_account (c) == NULL
+            && rp_context_set_account (c, rp_context_user (c)) == 0
+            && !strcmp (rp_context_account (c), "daemon"),
+        "a copy's account cleared, then set from its own user name");
+    rp_context_destroy (c);
     rp_context_destroy (d);
     errno = 0;
     ok (rp_context_copy (NULL) == NULL && errno == EINVAL,

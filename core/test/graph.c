@@ -1194,6 +1194,81 @@ static void test_whole (void)
     rp_graph_destroy (g);
 }
 
+/* gstate_take_leaves: a slot's cores in one step, as taken one by one
+ * (aggregates and block summaries recounted after every list, in walk
+ * order, backwards, scattered and across parents), each put back by
+ * gstate_put; a refused list changes nothing. */
+static void test_take_leaves (void)
+{
+    rp_error_t e;
+    /* 3 nodes of one socket of 150 cores: summaries at each socket (3
+     * entries of 64) */
+    struct rp_graph *g = rp_graph_generate ("nodes=3,cores=150", &e);
+    struct rp_gstate *s = graph_live (g);
+    rp_vertex_t node0 = rp_graph_rank_vertex (g, 0);
+    rp_vertex_t node1 = rp_graph_rank_vertex (g, 1);
+    rp_vertex_t c0 = rp_graph_child_first (g, rp_graph_child_first (g, node0));
+    rp_vertex_t c1 = rp_graph_child_first (g, rp_graph_child_first (g, node1));
+    int tc = rp_graph_type_index (g, "core");
+    rp_vertex_t v[300];
+    char why[300] = "";
+    size_t bad = 0;
+
+    for (size_t i = 0; i < 4; i++)
+        v[i] = c0 + (rp_vertex_t)i;
+    ok (gstate_take_leaves (s, v, 4) == 0 && gstate_check (s, &e) == 0
+            && gstate_agg (s, node0, tc) == 146
+            && gstate_agg (s, rp_graph_root (g), tc) == 446
+            && gstate_used (s, c0 + 3) == 1,
+        "four cores of a node: taken, the node and root 4 cores less");
+    for (size_t i = 0; i < 64; i++) /* the rest of the first entry, back */
+        v[i] = c0 + 67 - (rp_vertex_t)i;
+    ok (gstate_take_leaves (s, v, 64) == 0 && brute_check (s, why, sizeof (why))
+            && gstate_check (s, &e) == 0,
+        "64 cores backwards across two entries: summaries as recounted");
+    for (size_t i = 0; i < 40; i++) /* scattered, two parents interleaved */
+        v[i] = (i % 2 ? c1 : c0 + 68) + (rp_vertex_t)((i * 37) % 80);
+    ok (gstate_take_leaves (s, v, 40) == 0 && brute_check (s, why, sizeof (why))
+            && gstate_check (s, &e) == 0,
+        "scattered cores of two nodes, interleaved: as recounted");
+    for (rp_vertex_t c = c0; c < c0 + 150 && !bad; c++)
+        if (gstate_used (s, c) == 0) {
+            bad += gstate_take_leaves (s, &c, 1) < 0;
+            bad += !brute_check (s, why, sizeof (why));
+        }
+    ok (bad == 0 && gstate_agg (s, node0, tc) == 0 && gstate_check (s, &e) == 0,
+        "node0's last cores one list each: its cores all gone");
+    if (bad)
+        diag ("%s", why);
+    v[0] = c1 + 100;
+    v[1] = c0;
+    ok (gstate_take_leaves (s, v, 2) < 0 && gstate_used (s, c1 + 100) == 0
+            && gstate_check (s, &e) == 0,
+        "a list with a core held: refused, nothing changed");
+    v[1] = c1 + 101;
+    v[2] = c1 + 100;
+    ok (gstate_take_leaves (s, v, 3) < 0 && gstate_used (s, c1 + 100) == 0
+            && gstate_used (s, c1 + 101) == 0 && gstate_check (s, &e) == 0,
+        "a list with a core twice: refused, nothing changed");
+    v[1] = node1;
+    ok (gstate_take_leaves (s, v, 2) < 0 && gstate_used (s, c1 + 100) == 0
+            && !gstate_leaf_takes (s, node1),
+        "a list with a vertex that is not a leaf: refused");
+    (void)rp_graph_set_state (g, node1, RP_VERTEX_DOWN, &e);
+    ok (gstate_take_leaves (s, v, 1) < 0 && !gstate_leaf_takes (s, v[0])
+            && gstate_check (s, &e) == 0,
+        "a core below a node that is down: refused");
+    (void)rp_graph_set_state (g, node1, RP_VERTEX_UP, &e);
+    ok (gstate_take_leaves (s, v, 0) == 0 && gstate_leaf_takes (s, v[0]),
+        "an empty list: nothing to take");
+    for (rp_vertex_t c = 0; c < rp_graph_nvertices (g) && !bad; c++)
+        if (rp_graph_child_first (g, c) == RP_VERTEX_NONE && gstate_used (s, c))
+            bad += gstate_put (s, c, 1, true) < 0;
+    ok (bad == 0 && gstate_check (s, &e) == 0 && rp_graph_subtree_idle (g, 0),
+        "every core put back one by one: idle");
+    rp_graph_destroy (g);
+}
+
 /* A child that shows a new key at every change leaves empty classes
  * behind: past twice the children, the index is rebuilt without them. */
 static void test_index_rebuild (void)
@@ -2154,6 +2229,7 @@ int main (void)
     test_random_states ("nodes=66,racks=1,cores=65,gpus=2,memory=16GB", true);
     test_random_states ("nodes=300,racks=2,cores=2", true);
     test_whole ();
+    test_take_leaves ();
     test_index_rebuild ();
     test_take_refusals ();
     test_check_finds ();

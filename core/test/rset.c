@@ -249,6 +249,12 @@ static const struct {
       "{'execution':{'R_lite':[{'children':{'core':'0'},'rank':'0'}],"
       "'expiration':0.0,'nodelist':['a'],'starttime':0.0},'version':1}",
       "starttime -0.0 is 0.0" },
+    { "{'version':1,'execution':{'R_lite':[{'rank':'4294967294','children':{"
+      "'core':'0-1,4,7-9,4294967294','gpu':'[1-3]'}}],'nodelist':['a']}}",
+      "{'execution':{'R_lite':[{'children':{'core':'0-1,4,7-9,4294967294',"
+      "'gpu':'1-3'},'rank':'4294967294'}],'expiration':0.0,'nodelist':['a'],"
+      "'starttime':0.0},'version':1}",
+      "one target: its ids range by range, the largest rank" },
 };
 
 static void test_normalized (void)
@@ -743,6 +749,23 @@ static void test_opaque_ops (void)
     rp_rset_set_scheduling (c, NULL);
     ok (rp_rset_scheduling (a) != NULL,
         "dropping scheduling from a copy leaves the original");
+    struct rp_rset *d = dec ("{'version':1,'execution':{'R_lite':[{'rank':'1',"
+                             "'children':{'core':'0'}}],'nodelist':['b']}}");
+    struct rp_rset *u2 = rp_rset_union (d, a, &e);
+    encodes_as (u2,
+                "{'execution':{'R_lite':[{'children':{'core':'0'},'rank':'0-1'"
+                "}],'expiration':0.0,'nodelist':['a,b'],'starttime':0.0},"
+                "'version':1}",
+                "union of a set without opaque keys: none");
+    struct rp_rset *n = rp_rset_create ();
+    json_t *o = json_pack ("{s:s}", "who", "n");
+    ok (n && rp_rset_scheduling (n) == NULL && rp_rset_set_scheduling (n, o) == 0
+            && rp_rset_scheduling (n) == o,
+        "a new set: no scheduling key, then the one set");
+    json_decref (o);
+    rp_rset_destroy (n);
+    rp_rset_destroy (d);
+    rp_rset_destroy (u2);
     rp_rset_destroy (a);
     rp_rset_destroy (b);
     rp_rset_destroy (u);
