@@ -95,6 +95,13 @@ int gstate_take_whole_list (struct rp_gstate *s, rp_vertex_t v,
  * whole: 0, or -1 (nothing changed) when some vertex is not held whole.
  * While everything is up, in one step; otherwise vertex by vertex. */
 int gstate_put_whole (struct rp_gstate *s, rp_vertex_t v);
+/* gstate_put_whole of v[0], v[1], ... v[n - 1] in turn, roots of
+ * disjoint subtrees: the state is the same, but a run of roots with one
+ * parent (a job's whole nodes) tells the parent and its ancestors once,
+ * not once per root.  0, or -1 when some root was not held whole (the
+ * others are put back). */
+int gstate_put_whole_many (struct rp_gstate *s, const rp_vertex_t *v,
+                           size_t n);
 
 /* The next child of parent, after child `after` (RP_VERTEX_NONE: the
  * first) in the given order (RP_WALK_LOW / RP_WALK_HIGH), that is up and

@@ -152,21 +152,45 @@ struct job *match_job_create (uint64_t jobid, const struct hold *log, size_t n,
 
 /* --- freeing -------------------------------------------------------------- */
 
+/* The roots of the subtrees held whole among h[0..n-1], last first, in
+ * the matcher's scratch: how many, or SIZE_MAX out of memory. */
+static size_t whole_roots (struct rp_matcher *m, const struct hold *h, size_t n)
+{
+    size_t k = 0;
+
+    for (size_t i = n; i > 0; i--) {
+        if (h[i - 1].whole != WHOLE_ROOT)
+            continue;
+        if (k == m->subcap
+            && match_grow ((void **)&m->sub, &m->subcap, sizeof (*m->sub)) < 0)
+            return SIZE_MAX;
+        m->sub[k++] = h[i - 1].v;
+    }
+    return k;
+}
+
+/* Put back what h holds, last first.  The subtrees held whole go back
+ * together (gstate_put_whole_many): a job's whole nodes tell their
+ * parent and its ancestors once, not once per node.  The order does not
+ * matter to the state: it is a function of the counters. */
 static int holds_put (struct rp_matcher *m, const struct hold *h, size_t n)
 {
     struct rp_gstate *s = graph_live (m->g);
+    size_t k = whole_roots (m, h, n);
     int rc = 0;
 
     for (size_t i = n; i > 0; i--) {
         const struct hold *x = &h[i - 1];
-        if (x->whole == WHOLE_PART)
-            continue; /* put back with its root */
+        if (x->whole == WHOLE_PART || (x->whole == WHOLE_ROOT && k != SIZE_MAX))
+            continue; /* put back with its root, or with the roots */
         if (x->whole == WHOLE_ROOT ? gstate_put_whole (s, x->v) < 0
                                    : gstate_put (s, x->v, x->amount,
                                                  x->exclusive)
                                          < 0)
             rc = -1;
     }
+    if (k != SIZE_MAX && k > 0 && gstate_put_whole_many (s, m->sub, k) < 0)
+        rc = -1;
     return rc;
 }
 

@@ -1035,7 +1035,7 @@ static bool model_whole_ok (const struct rp_gstate *s, rp_vertex_t v)
  * between the take and the put. */
 static void test_random_states (const char *spec, bool whole)
 {
-    size_t nwhole = 0;
+    size_t nwhole = 0, many = 0;
     rp_error_t e;
     struct rp_graph *g = rp_graph_generate (spec, &e);
     struct rp_gstate *s = graph_live (g);
@@ -1077,6 +1077,23 @@ static void test_random_states (const char *spec, bool whole)
                 holds[nholds++] = (struct hold){ v, amount, excl, false };
             else
                 refused++;
+        } else if (op < 8 && nwhole > 0 && rand () % 4 == 0) {
+            /* the whole holds among up to 8 picked, in one call */
+            rp_vertex_t roots[8];
+            size_t k = 0;
+            for (int tries = 0; tries < 8 && nholds > 0; tries++) {
+                size_t i = (size_t)rand () % nholds;
+                if (holds[i].whole) {
+                    roots[k++] = holds[i].v;
+                    holds[i] = holds[--nholds];
+                }
+            }
+            many += k > 1;
+            if (gstate_put_whole_many (s, roots, k) < 0) {
+                snprintf (why, sizeof (why), "put %zu whole from %u failed", k,
+                          k ? roots[0] : 0);
+                bad++;
+            }
         } else if (op < 8 && nholds > 0) {
             size_t i = (size_t)rand () % nholds;
             if ((holds[i].whole ? gstate_put_whole (s, holds[i].v)
@@ -1111,10 +1128,10 @@ static void test_random_states (const char *spec, bool whole)
         spec, indexes);
     if (bad)
         diag ("%s", why);
-    ok (nholds > 100 && refused > 100 && (!whole || nwhole > 20),
-        "both taken (%zu held, %zu subtrees whole) and refused"
-        " (%zu)",
-        nholds, nwhole, refused);
+    ok (nholds > 100 && refused > 100 && (!whole || (nwhole > 20 && many > 5)),
+        "both taken (%zu held, %zu subtrees whole, %zu puts of several whole)"
+        " and refused (%zu)",
+        nholds, nwhole, many, refused);
     while (nholds > 0) {
         nholds--;
         if (holds[nholds].whole)
@@ -1191,6 +1208,80 @@ static void test_whole (void)
     (void)rp_graph_set_state (g, node0, RP_VERTEX_DOWN, &e);
     ok (gstate_take_whole (s, core) < 0,
         "take whole below a target that is down: refused");
+    rp_graph_destroy (g);
+}
+
+/* gstate_put_whole_many: the same state as gstate_put_whole of each root,
+ * runs of one parent and others, refusals, a root with a vertex below it
+ * drained. */
+static void test_put_whole_many (void)
+{
+    rp_error_t e;
+    struct rp_graph *g = rp_graph_generate ("nodes=200,racks=2,cores=2", &e);
+    struct rp_gstate *s = graph_live (g);
+    rp_vertex_t root = rp_graph_root (g), v[200];
+    int core = rp_graph_type_index (g, "core");
+    size_t n = 0;
+
+    /* ranks 0-99 in the first rack, 100-199 in the second: a run of
+     * each, then odd ranks first, 0 last (a parent's run cut short) */
+    for (unsigned r = 30; r < 130; r++)
+        v[n++] = rp_graph_rank_vertex (g, r);
+    for (size_t i = 0; i < n; i++)
+        (void)gstate_take_whole (s, v[i]);
+    ok (gstate_agg (s, root, core) == 200, "100 nodes taken whole");
+    ok (gstate_put_whole_many (s, v, n) == 0 && gstate_check (s, &e) == 0
+            && gstate_idle (s, root),
+        "put whole many: two runs, one per rack; idle again, the aggregates"
+        " and blocks recount the same");
+    n = 0;
+    for (unsigned r = 1; r < 200; r += 2)
+        v[n++] = rp_graph_rank_vertex (g, r);
+    v[n++] = rp_graph_rank_vertex (g, 0);
+    for (size_t i = 0; i < n; i++)
+        (void)gstate_take_whole (s, v[i]);
+    ok (gstate_put_whole_many (s, v, n / 2) == 0 && gstate_check (s, &e) == 0
+            && gstate_agg (s, root, core) == 400 - 2 * (n - n / 2),
+        "put whole many: half of them; the rest still held");
+    ok (gstate_put_whole_many (s, v + n / 2, n - n / 2) == 0
+            && gstate_check (s, &e) == 0 && gstate_idle (s, root),
+        "... and the other half");
+    rp_vertex_t node5 = rp_graph_rank_vertex (g, 5);
+    rp_vertex_t node6 = rp_graph_rank_vertex (g, 6);
+    rp_vertex_t node7 = rp_graph_rank_vertex (g, 7);
+    rp_vertex_t core6 = rp_graph_child_first (g, node6);
+    (void)gstate_take_whole (s, node5);
+    (void)gstate_take_whole (s, node7);
+    v[0] = node5;
+    v[1] = node6; /* not held */
+    v[2] = node7;
+    ok (gstate_put_whole_many (s, v, 3) < 0 && gstate_check (s, &e) == 0
+            && gstate_idle (s, root),
+        "a root not held: -1, the others put back");
+    ok (gstate_put_whole_many (s, NULL, 1) < 0
+            && gstate_put_whole_many (s, NULL, 0) == 0
+            && gstate_put_whole_many (NULL, v, 1) < 0,
+        "no roots: -1 unless none are asked for");
+    (void)gstate_take_whole (s, node5);
+    (void)gstate_take_whole (s, node6);
+    (void)gstate_take_whole (s, node7);
+    (void)rp_graph_set_state (g, core6, RP_VERTEX_DRAINED, &e);
+    ok (gstate_put_whole_many (s, v, 3) == 0 && gstate_check (s, &e) == 0
+            && gstate_used (s, core6) == 0 && gstate_used (s, node7) == 0,
+        "a core drained below one root: that one vertex by vertex");
+    (void)rp_graph_set_state (g, core6, RP_VERTEX_UP, &e);
+    rp_vertex_t rack0 = rp_graph_parent (g, node5);
+    (void)gstate_take_whole (s, node5);
+    (void)gstate_take_whole (s, node7);
+    (void)rp_graph_set_state (g, rack0, RP_VERTEX_DOWN, &e);
+    ok (gstate_put_whole_many (s, v, 1) == 0 && gstate_check (s, &e) == 0
+            && gstate_agg (s, rack0, core) == 198
+            && gstate_agg (s, root, core) == 200,
+        "a root under a rack that is down: the rack counts it, the root not");
+    (void)rp_graph_set_state (g, rack0, RP_VERTEX_UP, &e);
+    ok (gstate_put_whole_many (s, v + 2, 1) == 0 && gstate_check (s, &e) == 0
+            && gstate_idle (s, root),
+        "idle again");
     rp_graph_destroy (g);
 }
 
@@ -2154,6 +2245,7 @@ int main (void)
     test_random_states ("nodes=66,racks=1,cores=65,gpus=2,memory=16GB", true);
     test_random_states ("nodes=300,racks=2,cores=2", true);
     test_whole ();
+    test_put_whole_many ();
     test_index_rebuild ();
     test_take_refusals ();
     test_check_finds ();
