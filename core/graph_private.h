@@ -95,12 +95,16 @@ int gstate_take_whole_list (struct rp_gstate *s, rp_vertex_t v,
  * whole: 0, or -1 (nothing changed) when some vertex is not held whole.
  * While everything is up, in one step; otherwise vertex by vertex. */
 int gstate_put_whole (struct rp_gstate *s, rp_vertex_t v);
-/* gstate_put_whole of v[0], v[1], ... v[n - 1] in turn, roots of
- * disjoint subtrees: the state is the same, but a run of roots with one
- * parent (a job's whole nodes) tells the parent and its ancestors once,
- * not once per root.  0, or -1 when some root was not held whole (the
- * others are put back). */
-int gstate_put_whole_many (struct rp_gstate *s, const rp_vertex_t *v,
+/* gstate_put_whole of the roots of disjoint subtrees in turn, the
+ * subtrees listed in sub one after another, each as graph_subtree lists
+ * it (its root first) and followed by RP_VERTEX_NONE, n entries in all
+ * (the lists are not walked again: a caller that logged them passes
+ * them).  The state is the same as one put at a time, but a run of roots
+ * with one parent (a job's whole nodes) tells the parent and its
+ * ancestors once, not once per root.  0, or -1 when some root was not
+ * held whole or its list is empty (the others are put back), or sub does
+ * not end with RP_VERTEX_NONE (nothing is). */
+int gstate_put_whole_many (struct rp_gstate *s, const rp_vertex_t *sub,
                            size_t n);
 
 /* The next child of parent, after child `after` (RP_VERTEX_NONE: the

@@ -1030,6 +1030,19 @@ static bool model_whole_ok (const struct rp_gstate *s, rp_vertex_t v)
     return n <= 4096;
 }
 
+/* The lists gstate_put_whole_many reads for roots v[0..n-1]: each one's
+ * subtree, then RP_VERTEX_NONE (out has room).  Returns the entries. */
+static size_t whole_lists (const struct rp_graph *g, const rp_vertex_t *v,
+                           size_t n, rp_vertex_t *out)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        k += graph_subtree (g, v[i], out + k, rp_graph_nvertices (g));
+        out[k++] = RP_VERTEX_NONE;
+    }
+    return k;
+}
+
 /* Random takes and puts, and with whole, takes and puts of whole
  * subtrees (gstate_take_whole / gstate_put_whole), their states changed
  * between the take and the put. */
@@ -1042,6 +1055,7 @@ static void test_random_states (const char *spec, bool whole)
     size_t indexes = 0;
     size_t n = rp_graph_nvertices (g), nholds = 0, bad = 0, refused = 0;
     struct hold *holds = calloc (4000, sizeof (*holds));
+    rp_vertex_t *lists = calloc (8 * (n + 1), sizeof (*lists));
     char why[300] = "";
     /* every parent with more than 64 children indexed by class */
     for (rp_vertex_t v = 0; v < rp_graph_nvertices (g); v++)
@@ -1080,7 +1094,7 @@ static void test_random_states (const char *spec, bool whole)
         } else if (op < 8 && nwhole > 0 && rand () % 4 == 0) {
             /* the whole holds among up to 8 picked, in one call */
             rp_vertex_t roots[8];
-            size_t k = 0;
+            size_t k = 0, len;
             for (int tries = 0; tries < 8 && nholds > 0; tries++) {
                 size_t i = (size_t)rand () % nholds;
                 if (holds[i].whole) {
@@ -1089,7 +1103,8 @@ static void test_random_states (const char *spec, bool whole)
                 }
             }
             many += k > 1;
-            if (gstate_put_whole_many (s, roots, k) < 0) {
+            len = whole_lists (g, roots, k, lists);
+            if (gstate_put_whole_many (s, lists, len) < 0) {
                 snprintf (why, sizeof (why), "put %zu whole from %u failed", k,
                           k ? roots[0] : 0);
                 bad++;
@@ -1145,6 +1160,7 @@ static void test_random_states (const char *spec, bool whole)
     ok (rp_graph_subtree_idle (g, 0) && gstate_check (s, &e) == 0,
         "all released and up: idle again");
     free (holds);
+    free (lists);
     rp_graph_destroy (g);
 }
 
@@ -1219,7 +1235,7 @@ static void test_put_whole_many (void)
     rp_error_t e;
     struct rp_graph *g = rp_graph_generate ("nodes=200,racks=2,cores=2", &e);
     struct rp_gstate *s = graph_live (g);
-    rp_vertex_t root = rp_graph_root (g), v[200];
+    rp_vertex_t root = rp_graph_root (g), v[200], l[1200];
     int core = rp_graph_type_index (g, "core");
     size_t n = 0;
 
@@ -1230,7 +1246,7 @@ static void test_put_whole_many (void)
     for (size_t i = 0; i < n; i++)
         (void)gstate_take_whole (s, v[i]);
     ok (gstate_agg (s, root, core) == 200, "100 nodes taken whole");
-    ok (gstate_put_whole_many (s, v, n) == 0 && gstate_check (s, &e) == 0
+    ok (gstate_put_whole_many (s, l, whole_lists (g, v, n, l)) == 0 && gstate_check (s, &e) == 0
             && gstate_idle (s, root),
         "put whole many: two runs, one per rack; idle again, the aggregates"
         " and blocks recount the same");
@@ -1240,10 +1256,11 @@ static void test_put_whole_many (void)
     v[n++] = rp_graph_rank_vertex (g, 0);
     for (size_t i = 0; i < n; i++)
         (void)gstate_take_whole (s, v[i]);
-    ok (gstate_put_whole_many (s, v, n / 2) == 0 && gstate_check (s, &e) == 0
+    ok (gstate_put_whole_many (s, l, whole_lists (g, v, n / 2, l)) == 0 && gstate_check (s, &e) == 0
             && gstate_agg (s, root, core) == 400 - 2 * (n - n / 2),
         "put whole many: half of them; the rest still held");
-    ok (gstate_put_whole_many (s, v + n / 2, n - n / 2) == 0
+    ok (gstate_put_whole_many (s, l, whole_lists (g, v + n / 2, n - n / 2, l))
+                   == 0
             && gstate_check (s, &e) == 0 && gstate_idle (s, root),
         "... and the other half");
     rp_vertex_t node5 = rp_graph_rank_vertex (g, 5);
@@ -1255,32 +1272,45 @@ static void test_put_whole_many (void)
     v[0] = node5;
     v[1] = node6; /* not held */
     v[2] = node7;
-    ok (gstate_put_whole_many (s, v, 3) < 0 && gstate_check (s, &e) == 0
+    n = whole_lists (g, v, 3, l);
+    ok (gstate_put_whole_many (s, l, n - 1) < 0 && !gstate_idle (s, root),
+        "lists that do not end with RP_VERTEX_NONE: -1, nothing put back");
+    ok (gstate_put_whole_many (s, l, n) < 0 && gstate_check (s, &e) == 0
             && gstate_idle (s, root),
         "a root not held: -1, the others put back");
     ok (gstate_put_whole_many (s, NULL, 1) < 0
             && gstate_put_whole_many (s, NULL, 0) == 0
-            && gstate_put_whole_many (NULL, v, 1) < 0,
-        "no roots: -1 unless none are asked for");
+            && gstate_put_whole_many (NULL, l, 1) < 0,
+        "no lists: -1 unless none are asked for");
+    rp_vertex_t core5 = rp_graph_child_first (g, rp_graph_child_first (g, node5));
+    (void)gstate_take_whole (s, core5);
+    l[0] = RP_VERTEX_NONE;
+    l[1] = core5;
+    l[2] = RP_VERTEX_NONE;
+    ok (gstate_put_whole_many (s, l, 1) < 0 && gstate_used (s, core5) == 1,
+        "an empty list: -1");
+    ok (gstate_put_whole_many (s, l + 1, 2) == 0 && gstate_check (s, &e) == 0
+            && gstate_idle (s, root),
+        "a leaf's list, a root of one vertex: put back");
     (void)gstate_take_whole (s, node5);
     (void)gstate_take_whole (s, node6);
     (void)gstate_take_whole (s, node7);
     (void)rp_graph_set_state (g, core6, RP_VERTEX_DRAINED, &e);
-    ok (gstate_put_whole_many (s, v, 3) == 0 && gstate_check (s, &e) == 0
-            && gstate_used (s, core6) == 0 && gstate_used (s, node7) == 0,
+    ok (gstate_put_whole_many (s, l, whole_lists (g, v, 3, l)) == 0
+            && gstate_check (s, &e) == 0 && gstate_used (s, core6) == 0 && gstate_used (s, node7) == 0,
         "a core drained below one root: that one vertex by vertex");
     (void)rp_graph_set_state (g, core6, RP_VERTEX_UP, &e);
     rp_vertex_t rack0 = rp_graph_parent (g, node5);
     (void)gstate_take_whole (s, node5);
     (void)gstate_take_whole (s, node7);
     (void)rp_graph_set_state (g, rack0, RP_VERTEX_DOWN, &e);
-    ok (gstate_put_whole_many (s, v, 1) == 0 && gstate_check (s, &e) == 0
-            && gstate_agg (s, rack0, core) == 198
+    ok (gstate_put_whole_many (s, l, whole_lists (g, v, 1, l)) == 0
+            && gstate_check (s, &e) == 0 && gstate_agg (s, rack0, core) == 198
             && gstate_agg (s, root, core) == 200,
         "a root under a rack that is down: the rack counts it, the root not");
     (void)rp_graph_set_state (g, rack0, RP_VERTEX_UP, &e);
-    ok (gstate_put_whole_many (s, v + 2, 1) == 0 && gstate_check (s, &e) == 0
-            && gstate_idle (s, root),
+    ok (gstate_put_whole_many (s, l, whole_lists (g, v + 2, 1, l)) == 0
+            && gstate_check (s, &e) == 0 && gstate_idle (s, root),
         "idle again");
     rp_graph_destroy (g);
 }
