@@ -117,7 +117,7 @@ int gstate_put_whole_many (struct rp_gstate *s, const rp_vertex_t *sub,
  * number.  A returned child has the free units of every needed type but
  * may still not fit the request's shape; one that is not returned
  * cannot. */
-rp_vertex_t gstate_child_fit (const struct rp_gstate *s, rp_vertex_t parent,
+rp_vertex_t gstate_child_fit (struct rp_gstate *s, rp_vertex_t parent,
                               rp_vertex_t after, const uint64_t *need,
                               int order);
 

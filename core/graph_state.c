@@ -44,6 +44,19 @@
  * replay, where nodes of one core are taken and freed by the hundred,
  * and 603 with the lists.
  *
+ * Searches again.  The matcher places a job's nodes one at a time, each
+ * with a search of the cluster's children from the first (a fresh walk
+ * per unit), so every search skipped the same full prefix again.  The
+ * state keeps its last search from a first child (parent, order, needs,
+ * and where in its order the child found is: s->memo); the same search
+ * again starts at that child, included, as long as no child before it
+ * may have come to fit.  Only a gain can make a child fit: every change
+ * that raises a child's contribution to its parent, or brings it up,
+ * tells the memo (memo_gain), and setting a whole subtree's counters
+ * drops a memo of a parent inside it.  Decreases change nothing before
+ * the child found, and the child itself is searched again.  On the LANL
+ * replay, gstate_child_fit 790 -> 422 instructions per node placed.
+ *
  * Decisions.  The state counts the vertices that are not up, so the
  * ancestor check costs nothing while all are up and O(depth) otherwise.
  */
@@ -122,6 +135,49 @@ static size_t child_pos_cached (struct rp_gstate *s, rp_vertex_t c)
         s->pos_v[k] = c + 1;
     }
     return s->pos[k];
+}
+
+/* A kept search (s->memo) of parent p, order high, for need. */
+static bool memo_hit (const struct rp_gstate *s, rp_vertex_t p,
+                      const uint64_t *need, bool high)
+{
+    const struct fit_memo *m = &s->memo;
+    if (m->p != p || m->high != high || m->noneed != !need)
+        return false;
+    for (size_t t = 0; need && t < ntypes (s->g); t++) {
+        if (m->need[t] != need[t])
+            return false;
+    }
+    return true;
+}
+
+/* Keep a search from p's first child: it found the child at idx in its
+ * order (nkids: none). */
+static void memo_keep (struct rp_gstate *s, rp_vertex_t p,
+                       const uint64_t *need, bool high, size_t idx)
+{
+    struct fit_memo *m = &s->memo;
+    size_t T = ntypes (s->g);
+    m->p = NONE;
+    if (T > 64)
+        return;
+    for (size_t t = 0; need && t < T; t++)
+        m->need[t] = need[t];
+    m->noneed = !need;
+    m->high = high;
+    m->idx = (uint32_t)idx;
+    m->p = p;
+}
+
+/* Child c of p may fit now where it did not: a kept search of p that
+ * found its child past c's place (in its order) may not find it first. */
+static void memo_gain (struct rp_gstate *s, rp_vertex_t p, rp_vertex_t c)
+{
+    if (s->memo.p != p)
+        return;
+    size_t pos = child_pos_cached (s, c);
+    if ((s->memo.high ? nkids (s->g, p) - 1 - pos : pos) < s->memo.idx)
+        s->memo.p = NONE;
 }
 
 /* Member i of level l - 1 of parent p's summaries, type t: the child's
@@ -302,6 +358,7 @@ struct rp_gstate *gstate_create (struct rp_graph *g)
         return NULL;
     }
     memcpy (s->agg, g->total, nagg * sizeof (uint64_t));
+    s->memo.p = NONE;
     for (rp_vertex_t v = 0; v < g->n; v++) {
         if (g->iidx[v] != NONE)
             blk_fill (s, v);
@@ -408,6 +465,8 @@ static void add_up (struct rp_gstate *s, rp_vertex_t v, size_t t, int64_t d)
     for (rp_vertex_t p = parent_of (g, v); d != 0 && p != NONE;
          p = parent_of (g, p)) {
         s->agg[(size_t)g->iidx[p] * ntypes (g) + t] += (uint64_t)d;
+        if (d > 0)
+            memo_gain (s, p, v);
         blk_update (s, p, v, t, d);
         if (s->nix)
             gindex_touch (s, p);
@@ -425,8 +484,13 @@ static void add_up_all (struct rp_gstate *s, rp_vertex_t v, const int64_t *d)
     const struct rp_graph *g = s->g;
     size_t T = ntypes (g), n[MAX_LEVELS];
     uint64_t off[MAX_LEVELS];
+    bool gain = false;
+    for (size_t t = 0; t < T; t++)
+        gain |= d[t] > 0;
     for (rp_vertex_t p = parent_of (g, v); p != NONE; p = parent_of (g, p)) {
         int L = levels (g, p, n, off);
+        if (gain)
+            memo_gain (s, p, v);
         for (size_t t = 0; t < T; t++)
             s->agg[(size_t)g->iidx[p] * T + t] += (uint64_t)d[t];
         if (L > 0)
@@ -619,6 +683,8 @@ static void subtree_fill (struct rp_gstate *s, rp_vertex_t v, bool whole,
     bool blocks = false;
     for (rp_vertex_t d = vs_first (w, g, v); d != NONE; d = vs_next (w, d)) {
         s->used[d] = whole ? g->v[d].size : 0;
+        if (s->memo.p == d) /* its children change, not told one by one */
+            s->memo.p = NONE;
         if (s->nix)
             gindex_touch (s, d);
         if (g->iidx[d] == NONE)
@@ -773,6 +839,7 @@ int gstate_put_whole_many (struct rp_gstate *s, const rp_vertex_t *sub,
             memset (r.d, 0, sizeof (r.d));
         }
         subtree_fill (s, v[0], false, &w);
+        memo_gain (s, p, v[0]);
         for (size_t t = 0; t < T; t++)
             r.d[t] += (int64_t)total_of (g, v[0], t);
         if (r.L > 0)
@@ -795,6 +862,9 @@ void gstate_set_state (struct rp_gstate *s, rp_vertex_t v, uint8_t state)
         return;
     }
     s->state[v] = state;
+    if (state == RP_VERTEX_UP && parent_of (g, v) != NONE)
+        memo_gain (s, parent_of (g, v), v); /* up: it may fit, even
+                                              * with nothing free */
     if (state == RP_VERTEX_UP)
         s->nnotup--;
     else
@@ -909,7 +979,7 @@ static size_t fit_from (const struct fit *x, int L, size_t start)
     return SIZE_MAX;
 }
 
-rp_vertex_t gstate_child_fit (const struct rp_gstate *s, rp_vertex_t parent,
+rp_vertex_t gstate_child_fit (struct rp_gstate *s, rp_vertex_t parent,
                               rp_vertex_t after, const uint64_t *need,
                               int order)
 {
@@ -930,14 +1000,22 @@ rp_vertex_t gstate_child_fit (const struct rp_gstate *s, rp_vertex_t parent,
     }
     int L = x.nt > 0 ? levels (g, parent, x.n, x.off) : 0;
     x.n[0] = nkids (g, parent);
-    size_t start;
-    if (after == NONE)
-        start = x.high ? x.n[0] : 0;
+    size_t start, r, k = x.n[0];
+    bool first = after == NONE, again = first && memo_hit (s, parent, need, x.high);
+    if (again && s->memo.idx == k)
+        return NONE; /* nothing fitted, and no child gained since */
+    if (again) /* from the child found last time, included */
+        start = x.high ? k - s->memo.idx : s->memo.idx;
+    else if (first)
+        start = x.high ? k : 0;
     else if (after >= g->n || parent_of (g, after) != parent)
         return NONE;
     else
         start = graph_child_pos (g, after) + (x.high ? 0 : 1);
-    size_t r = fit_from (&x, L, start);
+    r = fit_from (&x, L, start);
+    if (first)
+        memo_keep (s, parent, need, x.high,
+                   r == SIZE_MAX ? k : x.high ? k - 1 - r : r);
     return r == SIZE_MAX ? NONE : g->child[g->child_off[parent] + r];
 }
 

@@ -1447,7 +1447,7 @@ static void test_check_finds (void)
 
 /* --- gstate_child_fit ------------------------------------------------ */
 
-static size_t fit_list (const struct rp_gstate *s, rp_vertex_t p,
+static size_t fit_list (struct rp_gstate *s, rp_vertex_t p,
                         const uint64_t *need, int order, rp_vertex_t *out)
 {
     size_t n = 0;
@@ -1586,6 +1586,135 @@ static uint64_t block_max (const struct rp_gstate *s, rp_vertex_t p, int l,
                   ? s->blk[off[l] + j * T + (size_t)t]
                   : max;
     return max;
+}
+
+/* A search from a parent's first child starts where the same search
+ * found its child last time, while no child before that one gained
+ * (s->memo): the same child as the brute force after random takes, puts
+ * (one at a time, whole, several whole), states and counts set. */
+static void test_fit_again (void)
+{
+    rp_error_t e;
+    struct rp_graph *g = rp_graph_generate ("nodes=300,racks=1,cores=2", &e);
+    struct rp_gstate *s = graph_live (g);
+    size_t n = rp_graph_nvertices (g), bad = 0, again = 0, T = ntypes (g);
+    rp_vertex_t rack = rp_graph_child_first (g, rp_graph_root (g));
+    rp_vertex_t *want = calloc (n, sizeof (*want));
+    rp_vertex_t *lists = calloc (2 * (n + 1), sizeof (*lists));
+    uint64_t needs[3][8] = { { 0 } };
+    char why[200] = "";
+    const uint64_t *need = NULL;
+    int order = RP_WALK_LOW;
+    needs[0][rp_graph_type_index (g, "node")] = 1;
+    needs[1][rp_graph_type_index (g, "core")] = 2;
+    needs[2][rp_graph_type_index (g, "core")] = 1;
+    /* most nodes held, so that the first fit is deep and gains before it
+     * are common */
+    for (unsigned r = 0; r < 300; r++)
+        if (r % 10 != 9)
+            (void)gstate_take_whole (s, rp_graph_rank_vertex (g, r));
+    srand (11);
+    for (int step = 0; step < 4000 && bad == 0; step++) {
+        rp_vertex_t v = (rp_vertex_t)(rand () % (int)n);
+        rp_vertex_t node = rp_graph_rank_vertex (g, rand () % 300);
+        int op = rand () % 24; /* half the steps change nothing */
+        if (step % 16 == 0) { /* the search asked, for 16 steps */
+            need = rand () % 8 ? needs[rand () % 3] : NULL;
+            order = rand () % 4 ? RP_WALK_LOW : RP_WALK_HIGH;
+        }
+        if (op < 3)
+            (void)gstate_take_whole (s, rand () % 2 ? v : node);
+        else if (op < 4 && gstate_put_whole (s, v) < 0)
+            (void)gstate_put (s, v, 1, true);
+        else if (op < 5) {
+            rp_vertex_t two[2] = { node, rp_graph_rank_vertex (g, rand () % 300) };
+            (void)gstate_put_whole_many (s, lists,
+                                         whole_lists (g, two, 2, lists));
+        } else if (op < 7)
+            (void)gstate_take (s, v, 1, true);
+        else if (op < 8)
+            (void)gstate_put (s, v, 1, true);
+        else if (op < 9)
+            gstate_set_counts (s, v, 0, 0);
+        else if (op < 10) {
+            int st = rand () % 3;
+            (void)rp_graph_set_state (g, v,
+                                      st == 0   ? RP_VERTEX_DOWN
+                                      : st == 1 ? RP_VERTEX_DRAINED
+                                                : RP_VERTEX_UP,
+                                      &e);
+        }
+        again += memo_hit (s, rack, need, order == RP_WALK_HIGH);
+        rp_vertex_t got = gstate_child_fit (s, rack, NONE, need, order);
+        size_t k = brute_fit (s, rack, need, order, want);
+        if (got != (k ? want[0] : NONE)) {
+            snprintf (why, sizeof (why), "step %d: %u, brute %u", step, got,
+                      k ? want[0] : NONE);
+            bad++;
+        }
+    }
+    ok (bad == 0 && again > 1000,
+        "4000 random changes: the first fit as the brute force (%zu searches"
+        " began where the last one found, %zu types)",
+        again, T);
+    if (bad)
+        diag ("%s", why);
+    free (want);
+    free (lists);
+    rp_graph_destroy (g);
+
+    /* a child up again with nothing free, for a search without needs; a
+     * parent inside a subtree put back whole */
+    g = rp_graph_generate ("nodes=3,cores=2", &e);
+    s = graph_live (g);
+    rp_vertex_t n0 = rp_graph_rank_vertex (g, 0), l2[8];
+    rp_vertex_t sock0 = rp_graph_child_first (g, n0), root = rp_graph_root (g);
+    int tc = rp_graph_type_index (g, "core");
+    uint64_t core1[8] = { 0 };
+    core1[tc] = 1;
+    (void)gstate_take_whole (s, n0);
+    (void)rp_graph_set_state (g, n0, RP_VERTEX_DOWN, &e);
+    ok (gstate_child_fit (s, root, NONE, NULL, RP_WALK_LOW)
+            == rp_graph_rank_vertex (g, 1),
+        "no needs, node0 down: node1");
+    (void)rp_graph_set_state (g, n0, RP_VERTEX_UP, &e);
+    ok (gstate_child_fit (s, root, NONE, NULL, RP_WALK_LOW) == n0,
+        "node0 up again, all of it held: node0");
+    ok (gstate_child_fit (s, sock0, NONE, core1, RP_WALK_LOW) == NONE,
+        "node0 held whole: no core of its socket");
+    ok (gstate_put_whole_many (s, l2, whole_lists (g, &n0, 1, l2)) == 0
+            && gstate_child_fit (s, sock0, NONE, core1, RP_WALK_LOW)
+                   == rp_graph_child_first (g, sock0),
+        "node0 put back whole: its socket's first core");
+    (void)gstate_take_whole (s, n0);
+    (void)gstate_child_fit (s, sock0, NONE, core1, RP_WALK_LOW);
+    ok (gstate_put_whole (s, n0) == 0
+            && gstate_child_fit (s, sock0, NONE, core1, RP_WALK_LOW)
+                   == rp_graph_child_first (g, sock0),
+        "... and by gstate_put_whole");
+    rp_vertex_t c0 = rp_graph_child_first (g, sock0);
+    uint64_t core2[8] = { 0 };
+    core2[tc] = 2;
+    (void)gstate_take (s, c0, 1, true);
+    ok (gstate_child_fit (s, root, NONE, core2, RP_WALK_LOW)
+            == rp_graph_rank_vertex (g, 1),
+        "a core of node0 held: 2 cores on node1");
+    ok (gstate_put (s, c0, 1, true) == 0
+            && gstate_child_fit (s, root, NONE, core2, RP_WALK_LOW) == n0,
+        "put back: on node0");
+    (void)gstate_take_whole (s, n0);
+    ok (gstate_child_fit (s, root, NONE, core2, RP_WALK_HIGH)
+            == rp_graph_rank_vertex (g, 2),
+        "node0 held whole, high: node2");
+    (void)gstate_take_whole (s, rp_graph_rank_vertex (g, 2));
+    ok (gstate_child_fit (s, root, NONE, core2, RP_WALK_HIGH)
+            == rp_graph_rank_vertex (g, 1),
+        "... node2 too: node1");
+    ok (gstate_put_whole (s, rp_graph_rank_vertex (g, 2)) == 0
+            && gstate_child_fit (s, root, NONE, core2, RP_WALK_HIGH)
+                   == rp_graph_rank_vertex (g, 2),
+        "node2 put back whole: node2");
+    rp_graph_destroy (g);
 }
 
 /* Block maxima through every kind of change, with two summary levels
@@ -2281,6 +2410,7 @@ int main (void)
     test_check_finds ();
     test_child_pos ();
     test_child_fit ();
+    test_fit_again ();
     test_block_maxima ();
     test_fit_skips ();
     test_walk_actions ();
