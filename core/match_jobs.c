@@ -131,7 +131,9 @@ struct job *match_job_create (uint64_t jobid, const struct hold *log, size_t n,
 {
     struct job *j = calloc (1, sizeof (*j));
 
-    if (!j || !(j->holds = calloc (n + 1, sizeof (*j->holds)))) {
+    /* not zeroed: every hold is written below (zeroing them was 1.3% of
+     * the LANL replay's instructions) */
+    if (!j || !(j->holds = malloc ((n + 1) * sizeof (*j->holds)))) {
         free (j);
         return NULL;
     }
