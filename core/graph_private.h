@@ -116,7 +116,9 @@ int gstate_put_whole_many (struct rp_gstate *s, const rp_vertex_t *sub,
  * free children among many full ones costs about the log of their
  * number.  A returned child has the free units of every needed type but
  * may still not fit the request's shape; one that is not returned
- * cannot. */
+ * cannot.  The state keeps its last search from the first child: the
+ * same search again starts at the child it found, while no child before
+ * it gained (hence s is not const; what it returns is the same). */
 rp_vertex_t gstate_child_fit (struct rp_gstate *s, rp_vertex_t parent,
                               rp_vertex_t after, const uint64_t *need,
                               int order);

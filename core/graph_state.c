@@ -153,8 +153,8 @@ static bool memo_hit (const struct rp_gstate *s, rp_vertex_t p,
 
 /* Keep a search from p's first child: it found the child at idx in its
  * order (nkids: none). */
-static void memo_keep (struct rp_gstate *s, rp_vertex_t p,
-                       const uint64_t *need, bool high, size_t idx)
+static void memo_keep (struct rp_gstate *s, rp_vertex_t p, const uint64_t *need,
+                       bool high, size_t idx)
 {
     struct fit_memo *m = &s->memo;
     size_t T = ntypes (s->g);
@@ -862,9 +862,9 @@ void gstate_set_state (struct rp_gstate *s, rp_vertex_t v, uint8_t state)
         return;
     }
     s->state[v] = state;
+    /* up: it may fit, even with nothing free (a search without needs) */
     if (state == RP_VERTEX_UP && parent_of (g, v) != NONE)
-        memo_gain (s, parent_of (g, v), v); /* up: it may fit, even
-                                              * with nothing free */
+        memo_gain (s, parent_of (g, v), v);
     if (state == RP_VERTEX_UP)
         s->nnotup--;
     else

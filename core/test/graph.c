@@ -1246,8 +1246,8 @@ static void test_put_whole_many (void)
     for (size_t i = 0; i < n; i++)
         (void)gstate_take_whole (s, v[i]);
     ok (gstate_agg (s, root, core) == 200, "100 nodes taken whole");
-    ok (gstate_put_whole_many (s, l, whole_lists (g, v, n, l)) == 0 && gstate_check (s, &e) == 0
-            && gstate_idle (s, root),
+    ok (gstate_put_whole_many (s, l, whole_lists (g, v, n, l)) == 0
+            && gstate_check (s, &e) == 0 && gstate_idle (s, root),
         "put whole many: two runs, one per rack; idle again, the aggregates"
         " and blocks recount the same");
     n = 0;
@@ -1256,11 +1256,12 @@ static void test_put_whole_many (void)
     v[n++] = rp_graph_rank_vertex (g, 0);
     for (size_t i = 0; i < n; i++)
         (void)gstate_take_whole (s, v[i]);
-    ok (gstate_put_whole_many (s, l, whole_lists (g, v, n / 2, l)) == 0 && gstate_check (s, &e) == 0
+    ok (gstate_put_whole_many (s, l, whole_lists (g, v, n / 2, l)) == 0
+            && gstate_check (s, &e) == 0
             && gstate_agg (s, root, core) == 400 - 2 * (n - n / 2),
         "put whole many: half of them; the rest still held");
     ok (gstate_put_whole_many (s, l, whole_lists (g, v + n / 2, n - n / 2, l))
-                   == 0
+                == 0
             && gstate_check (s, &e) == 0 && gstate_idle (s, root),
         "... and the other half");
     rp_vertex_t node5 = rp_graph_rank_vertex (g, 5);
@@ -1282,7 +1283,8 @@ static void test_put_whole_many (void)
             && gstate_put_whole_many (s, NULL, 0) == 0
             && gstate_put_whole_many (NULL, l, 1) < 0,
         "no lists: -1 unless none are asked for");
-    rp_vertex_t core5 = rp_graph_child_first (g, rp_graph_child_first (g, node5));
+    rp_vertex_t core5 =
+        rp_graph_child_first (g, rp_graph_child_first (g, node5));
     (void)gstate_take_whole (s, core5);
     l[0] = RP_VERTEX_NONE;
     l[1] = core5;
@@ -1297,7 +1299,8 @@ static void test_put_whole_many (void)
     (void)gstate_take_whole (s, node7);
     (void)rp_graph_set_state (g, core6, RP_VERTEX_DRAINED, &e);
     ok (gstate_put_whole_many (s, l, whole_lists (g, v, 3, l)) == 0
-            && gstate_check (s, &e) == 0 && gstate_used (s, core6) == 0 && gstate_used (s, node7) == 0,
+            && gstate_check (s, &e) == 0 && gstate_used (s, core6) == 0
+            && gstate_used (s, node7) == 0,
         "a core drained below one root: that one vertex by vertex");
     (void)rp_graph_set_state (g, core6, RP_VERTEX_UP, &e);
     rp_vertex_t rack0 = rp_graph_parent (g, node5);
@@ -1618,7 +1621,7 @@ static void test_fit_again (void)
         rp_vertex_t v = (rp_vertex_t)(rand () % (int)n);
         rp_vertex_t node = rp_graph_rank_vertex (g, rand () % 300);
         int op = rand () % 24; /* half the steps change nothing */
-        if (step % 16 == 0) { /* the search asked, for 16 steps */
+        if (step % 16 == 0) {  /* the search asked, for 16 steps */
             need = rand () % 8 ? needs[rand () % 3] : NULL;
             order = rand () % 4 ? RP_WALK_LOW : RP_WALK_HIGH;
         }
@@ -1627,7 +1630,8 @@ static void test_fit_again (void)
         else if (op < 4 && gstate_put_whole (s, v) < 0)
             (void)gstate_put (s, v, 1, true);
         else if (op < 5) {
-            rp_vertex_t two[2] = { node, rp_graph_rank_vertex (g, rand () % 300) };
+            rp_vertex_t two[2] = { node,
+                                   rp_graph_rank_vertex (g, rand () % 300) };
             (void)gstate_put_whole_many (s, lists,
                                          whole_lists (g, two, 2, lists));
         } else if (op < 7)
