@@ -98,6 +98,15 @@ struct target {
     uint32_t v;
 };
 
+/* gstate_child_fit's last search from a parent's first child in its
+ * order (graph_state.c, "Searches again"). */
+struct fit_memo {
+    rp_vertex_t p; /* NONE: none kept */
+    bool high, noneed;
+    uint32_t idx;      /* the child found, in search order; nkids: none */
+    uint64_t need[64]; /* by type (at most 64 types kept) */
+};
+
 struct rp_gstate {
     struct rp_graph *g;
     uint64_t *used;
@@ -111,6 +120,7 @@ struct rp_gstate {
      * through the same node each time */
     uint32_t pos_v[POS_CACHE]; /* child + 1, 0: empty */
     uint32_t pos[POS_CACHE];
+    struct fit_memo memo;
     struct gindex **ix; /* classes of the children of some parents,
                          * ascending parents */
     size_t nix, ixcap;

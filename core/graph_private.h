@@ -105,6 +105,17 @@ int gstate_take_whole_list (struct rp_gstate *s, rp_vertex_t v,
  * whole: 0, or -1 (nothing changed) when some vertex is not held whole.
  * While everything is up, in one step; otherwise vertex by vertex. */
 int gstate_put_whole (struct rp_gstate *s, rp_vertex_t v);
+/* gstate_put_whole of the roots of disjoint subtrees in turn, the
+ * subtrees listed in sub one after another, each as graph_subtree lists
+ * it (its root first) and followed by RP_VERTEX_NONE, n entries in all
+ * (the lists are not walked again: a caller that logged them passes
+ * them).  The state is the same as one put at a time, but a run of roots
+ * with one parent (a job's whole nodes) tells the parent and its
+ * ancestors once, not once per root.  0, or -1 when some root was not
+ * held whole or its list is empty (the others are put back), or sub does
+ * not end with RP_VERTEX_NONE (nothing is). */
+int gstate_put_whole_many (struct rp_gstate *s, const rp_vertex_t *sub,
+                           size_t n);
 
 /* The next child of parent, after child `after` (RP_VERTEX_NONE: the
  * first) in the given order (RP_WALK_LOW / RP_WALK_HIGH), that is up and
@@ -115,8 +126,10 @@ int gstate_put_whole (struct rp_gstate *s, rp_vertex_t v);
  * free children among many full ones costs about the log of their
  * number.  A returned child has the free units of every needed type but
  * may still not fit the request's shape; one that is not returned
- * cannot. */
-rp_vertex_t gstate_child_fit (const struct rp_gstate *s, rp_vertex_t parent,
+ * cannot.  The state keeps its last search from the first child: the
+ * same search again starts at the child it found, while no child before
+ * it gained (hence s is not const; what it returns is the same). */
+rp_vertex_t gstate_child_fit (struct rp_gstate *s, rp_vertex_t parent,
                               rp_vertex_t after, const uint64_t *need,
                               int order);
 

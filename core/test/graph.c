@@ -1030,18 +1030,32 @@ static bool model_whole_ok (const struct rp_gstate *s, rp_vertex_t v)
     return n <= 4096;
 }
 
+/* The lists gstate_put_whole_many reads for roots v[0..n-1]: each one's
+ * subtree, then RP_VERTEX_NONE (out has room).  Returns the entries. */
+static size_t whole_lists (const struct rp_graph *g, const rp_vertex_t *v,
+                           size_t n, rp_vertex_t *out)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        k += graph_subtree (g, v[i], out + k, rp_graph_nvertices (g));
+        out[k++] = RP_VERTEX_NONE;
+    }
+    return k;
+}
+
 /* Random takes and puts, and with whole, takes and puts of whole
  * subtrees (gstate_take_whole / gstate_put_whole), their states changed
  * between the take and the put. */
 static void test_random_states (const char *spec, bool whole)
 {
-    size_t nwhole = 0;
+    size_t nwhole = 0, many = 0;
     rp_error_t e;
     struct rp_graph *g = rp_graph_generate (spec, &e);
     struct rp_gstate *s = graph_live (g);
     size_t indexes = 0;
     size_t n = rp_graph_nvertices (g), nholds = 0, bad = 0, refused = 0;
     struct hold *holds = calloc (4000, sizeof (*holds));
+    rp_vertex_t *lists = calloc (8 * (n + 1), sizeof (*lists));
     char why[300] = "";
     /* every parent with more than 64 children indexed by class */
     for (rp_vertex_t v = 0; v < rp_graph_nvertices (g); v++)
@@ -1077,6 +1091,24 @@ static void test_random_states (const char *spec, bool whole)
                 holds[nholds++] = (struct hold){ v, amount, excl, false };
             else
                 refused++;
+        } else if (op < 8 && nwhole > 0 && rand () % 4 == 0) {
+            /* the whole holds among up to 8 picked, in one call */
+            rp_vertex_t roots[8];
+            size_t k = 0, len;
+            for (int tries = 0; tries < 8 && nholds > 0; tries++) {
+                size_t i = (size_t)rand () % nholds;
+                if (holds[i].whole) {
+                    roots[k++] = holds[i].v;
+                    holds[i] = holds[--nholds];
+                }
+            }
+            many += k > 1;
+            len = whole_lists (g, roots, k, lists);
+            if (gstate_put_whole_many (s, lists, len) < 0) {
+                snprintf (why, sizeof (why), "put %zu whole from %u failed", k,
+                          k ? roots[0] : 0);
+                bad++;
+            }
         } else if (op < 8 && nholds > 0) {
             size_t i = (size_t)rand () % nholds;
             if ((holds[i].whole ? gstate_put_whole (s, holds[i].v)
@@ -1111,10 +1143,10 @@ static void test_random_states (const char *spec, bool whole)
         spec, indexes);
     if (bad)
         diag ("%s", why);
-    ok (nholds > 100 && refused > 100 && (!whole || nwhole > 20),
-        "both taken (%zu held, %zu subtrees whole) and refused"
-        " (%zu)",
-        nholds, nwhole, refused);
+    ok (nholds > 100 && refused > 100 && (!whole || (nwhole > 20 && many > 5)),
+        "both taken (%zu held, %zu subtrees whole, %zu puts of several whole)"
+        " and refused (%zu)",
+        nholds, nwhole, many, refused);
     while (nholds > 0) {
         nholds--;
         if (holds[nholds].whole)
@@ -1128,6 +1160,7 @@ static void test_random_states (const char *spec, bool whole)
     ok (rp_graph_subtree_idle (g, 0) && gstate_check (s, &e) == 0,
         "all released and up: idle again");
     free (holds);
+    free (lists);
     rp_graph_destroy (g);
 }
 
@@ -1269,6 +1302,97 @@ static void test_take_leaves (void)
     rp_graph_destroy (g);
 }
 
+/* gstate_put_whole_many: the same state as gstate_put_whole of each root,
+ * runs of one parent and others, refusals, a root with a vertex below it
+ * drained. */
+static void test_put_whole_many (void)
+{
+    rp_error_t e;
+    struct rp_graph *g = rp_graph_generate ("nodes=200,racks=2,cores=2", &e);
+    struct rp_gstate *s = graph_live (g);
+    rp_vertex_t root = rp_graph_root (g), v[200], l[1200];
+    int core = rp_graph_type_index (g, "core");
+    size_t n = 0;
+
+    /* ranks 0-99 in the first rack, 100-199 in the second: a run of
+     * each, then odd ranks first, 0 last (a parent's run cut short) */
+    for (unsigned r = 30; r < 130; r++)
+        v[n++] = rp_graph_rank_vertex (g, r);
+    for (size_t i = 0; i < n; i++)
+        (void)gstate_take_whole (s, v[i]);
+    ok (gstate_agg (s, root, core) == 200, "100 nodes taken whole");
+    ok (gstate_put_whole_many (s, l, whole_lists (g, v, n, l)) == 0
+            && gstate_check (s, &e) == 0 && gstate_idle (s, root),
+        "put whole many: two runs, one per rack; idle again, the aggregates"
+        " and blocks recount the same");
+    n = 0;
+    for (unsigned r = 1; r < 200; r += 2)
+        v[n++] = rp_graph_rank_vertex (g, r);
+    v[n++] = rp_graph_rank_vertex (g, 0);
+    for (size_t i = 0; i < n; i++)
+        (void)gstate_take_whole (s, v[i]);
+    ok (gstate_put_whole_many (s, l, whole_lists (g, v, n / 2, l)) == 0
+            && gstate_check (s, &e) == 0
+            && gstate_agg (s, root, core) == 400 - 2 * (n - n / 2),
+        "put whole many: half of them; the rest still held");
+    ok (gstate_put_whole_many (s, l, whole_lists (g, v + n / 2, n - n / 2, l))
+                == 0
+            && gstate_check (s, &e) == 0 && gstate_idle (s, root),
+        "... and the other half");
+    rp_vertex_t node5 = rp_graph_rank_vertex (g, 5);
+    rp_vertex_t node6 = rp_graph_rank_vertex (g, 6);
+    rp_vertex_t node7 = rp_graph_rank_vertex (g, 7);
+    rp_vertex_t core6 = rp_graph_child_first (g, node6);
+    (void)gstate_take_whole (s, node5);
+    (void)gstate_take_whole (s, node7);
+    v[0] = node5;
+    v[1] = node6; /* not held */
+    v[2] = node7;
+    n = whole_lists (g, v, 3, l);
+    ok (gstate_put_whole_many (s, l, n - 1) < 0 && !gstate_idle (s, root),
+        "lists that do not end with RP_VERTEX_NONE: -1, nothing put back");
+    ok (gstate_put_whole_many (s, l, n) < 0 && gstate_check (s, &e) == 0
+            && gstate_idle (s, root),
+        "a root not held: -1, the others put back");
+    ok (gstate_put_whole_many (s, NULL, 1) < 0
+            && gstate_put_whole_many (s, NULL, 0) == 0
+            && gstate_put_whole_many (NULL, l, 1) < 0,
+        "no lists: -1 unless none are asked for");
+    rp_vertex_t core5 =
+        rp_graph_child_first (g, rp_graph_child_first (g, node5));
+    (void)gstate_take_whole (s, core5);
+    l[0] = RP_VERTEX_NONE;
+    l[1] = core5;
+    l[2] = RP_VERTEX_NONE;
+    ok (gstate_put_whole_many (s, l, 1) < 0 && gstate_used (s, core5) == 1,
+        "an empty list: -1");
+    ok (gstate_put_whole_many (s, l + 1, 2) == 0 && gstate_check (s, &e) == 0
+            && gstate_idle (s, root),
+        "a leaf's list, a root of one vertex: put back");
+    (void)gstate_take_whole (s, node5);
+    (void)gstate_take_whole (s, node6);
+    (void)gstate_take_whole (s, node7);
+    (void)rp_graph_set_state (g, core6, RP_VERTEX_DRAINED, &e);
+    ok (gstate_put_whole_many (s, l, whole_lists (g, v, 3, l)) == 0
+            && gstate_check (s, &e) == 0 && gstate_used (s, core6) == 0
+            && gstate_used (s, node7) == 0,
+        "a core drained below one root: that one vertex by vertex");
+    (void)rp_graph_set_state (g, core6, RP_VERTEX_UP, &e);
+    rp_vertex_t rack0 = rp_graph_parent (g, node5);
+    (void)gstate_take_whole (s, node5);
+    (void)gstate_take_whole (s, node7);
+    (void)rp_graph_set_state (g, rack0, RP_VERTEX_DOWN, &e);
+    ok (gstate_put_whole_many (s, l, whole_lists (g, v, 1, l)) == 0
+            && gstate_check (s, &e) == 0 && gstate_agg (s, rack0, core) == 198
+            && gstate_agg (s, root, core) == 200,
+        "a root under a rack that is down: the rack counts it, the root not");
+    (void)rp_graph_set_state (g, rack0, RP_VERTEX_UP, &e);
+    ok (gstate_put_whole_many (s, l, whole_lists (g, v + 2, 1, l)) == 0
+            && gstate_check (s, &e) == 0 && gstate_idle (s, root),
+        "idle again");
+    rp_graph_destroy (g);
+}
+
 /* A child that shows a new key at every change leaves empty classes
  * behind: past twice the children, the index is rebuilt without them. */
 static void test_index_rebuild (void)
@@ -1401,7 +1525,7 @@ static void test_check_finds (void)
 
 /* --- gstate_child_fit ------------------------------------------------ */
 
-static size_t fit_list (const struct rp_gstate *s, rp_vertex_t p,
+static size_t fit_list (struct rp_gstate *s, rp_vertex_t p,
                         const uint64_t *need, int order, rp_vertex_t *out)
 {
     size_t n = 0;
@@ -1540,6 +1664,136 @@ static uint64_t block_max (const struct rp_gstate *s, rp_vertex_t p, int l,
                   ? s->blk[off[l] + j * T + (size_t)t]
                   : max;
     return max;
+}
+
+/* A search from a parent's first child starts where the same search
+ * found its child last time, while no child before that one gained
+ * (s->memo): the same child as the brute force after random takes, puts
+ * (one at a time, whole, several whole), states and counts set. */
+static void test_fit_again (void)
+{
+    rp_error_t e;
+    struct rp_graph *g = rp_graph_generate ("nodes=300,racks=1,cores=2", &e);
+    struct rp_gstate *s = graph_live (g);
+    size_t n = rp_graph_nvertices (g), bad = 0, again = 0, T = ntypes (g);
+    rp_vertex_t rack = rp_graph_child_first (g, rp_graph_root (g));
+    rp_vertex_t *want = calloc (n, sizeof (*want));
+    rp_vertex_t *lists = calloc (2 * (n + 1), sizeof (*lists));
+    uint64_t needs[3][8] = { { 0 } };
+    char why[200] = "";
+    const uint64_t *need = NULL;
+    int order = RP_WALK_LOW;
+    needs[0][rp_graph_type_index (g, "node")] = 1;
+    needs[1][rp_graph_type_index (g, "core")] = 2;
+    needs[2][rp_graph_type_index (g, "core")] = 1;
+    /* most nodes held, so that the first fit is deep and gains before it
+     * are common */
+    for (unsigned r = 0; r < 300; r++)
+        if (r % 10 != 9)
+            (void)gstate_take_whole (s, rp_graph_rank_vertex (g, r));
+    srand (11);
+    for (int step = 0; step < 4000 && bad == 0; step++) {
+        rp_vertex_t v = (rp_vertex_t)(rand () % (int)n);
+        rp_vertex_t node = rp_graph_rank_vertex (g, rand () % 300);
+        int op = rand () % 24; /* half the steps change nothing */
+        if (step % 16 == 0) {  /* the search asked, for 16 steps */
+            need = rand () % 8 ? needs[rand () % 3] : NULL;
+            order = rand () % 4 ? RP_WALK_LOW : RP_WALK_HIGH;
+        }
+        if (op < 3)
+            (void)gstate_take_whole (s, rand () % 2 ? v : node);
+        else if (op < 4 && gstate_put_whole (s, v) < 0)
+            (void)gstate_put (s, v, 1, true);
+        else if (op < 5) {
+            rp_vertex_t two[2] = { node,
+                                   rp_graph_rank_vertex (g, rand () % 300) };
+            (void)gstate_put_whole_many (s, lists,
+                                         whole_lists (g, two, 2, lists));
+        } else if (op < 7)
+            (void)gstate_take (s, v, 1, true);
+        else if (op < 8)
+            (void)gstate_put (s, v, 1, true);
+        else if (op < 9)
+            gstate_set_counts (s, v, 0, 0);
+        else if (op < 10) {
+            int st = rand () % 3;
+            (void)rp_graph_set_state (g, v,
+                                      st == 0   ? RP_VERTEX_DOWN
+                                      : st == 1 ? RP_VERTEX_DRAINED
+                                                : RP_VERTEX_UP,
+                                      &e);
+        }
+        again += memo_hit (s, rack, need, order == RP_WALK_HIGH);
+        rp_vertex_t got = gstate_child_fit (s, rack, NONE, need, order);
+        size_t k = brute_fit (s, rack, need, order, want);
+        if (got != (k ? want[0] : NONE)) {
+            snprintf (why, sizeof (why), "step %d: %u, brute %u", step, got,
+                      k ? want[0] : NONE);
+            bad++;
+        }
+    }
+    ok (bad == 0 && again > 1000,
+        "4000 random changes: the first fit as the brute force (%zu searches"
+        " began where the last one found, %zu types)",
+        again, T);
+    if (bad)
+        diag ("%s", why);
+    free (want);
+    free (lists);
+    rp_graph_destroy (g);
+
+    /* a child up again with nothing free, for a search without needs; a
+     * parent inside a subtree put back whole */
+    g = rp_graph_generate ("nodes=3,cores=2", &e);
+    s = graph_live (g);
+    rp_vertex_t n0 = rp_graph_rank_vertex (g, 0), l2[8];
+    rp_vertex_t sock0 = rp_graph_child_first (g, n0), root = rp_graph_root (g);
+    int tc = rp_graph_type_index (g, "core");
+    uint64_t core1[8] = { 0 };
+    core1[tc] = 1;
+    (void)gstate_take_whole (s, n0);
+    (void)rp_graph_set_state (g, n0, RP_VERTEX_DOWN, &e);
+    ok (gstate_child_fit (s, root, NONE, NULL, RP_WALK_LOW)
+            == rp_graph_rank_vertex (g, 1),
+        "no needs, node0 down: node1");
+    (void)rp_graph_set_state (g, n0, RP_VERTEX_UP, &e);
+    ok (gstate_child_fit (s, root, NONE, NULL, RP_WALK_LOW) == n0,
+        "node0 up again, all of it held: node0");
+    ok (gstate_child_fit (s, sock0, NONE, core1, RP_WALK_LOW) == NONE,
+        "node0 held whole: no core of its socket");
+    ok (gstate_put_whole_many (s, l2, whole_lists (g, &n0, 1, l2)) == 0
+            && gstate_child_fit (s, sock0, NONE, core1, RP_WALK_LOW)
+                   == rp_graph_child_first (g, sock0),
+        "node0 put back whole: its socket's first core");
+    (void)gstate_take_whole (s, n0);
+    (void)gstate_child_fit (s, sock0, NONE, core1, RP_WALK_LOW);
+    ok (gstate_put_whole (s, n0) == 0
+            && gstate_child_fit (s, sock0, NONE, core1, RP_WALK_LOW)
+                   == rp_graph_child_first (g, sock0),
+        "... and by gstate_put_whole");
+    rp_vertex_t c0 = rp_graph_child_first (g, sock0);
+    uint64_t core2[8] = { 0 };
+    core2[tc] = 2;
+    (void)gstate_take (s, c0, 1, true);
+    ok (gstate_child_fit (s, root, NONE, core2, RP_WALK_LOW)
+            == rp_graph_rank_vertex (g, 1),
+        "a core of node0 held: 2 cores on node1");
+    ok (gstate_put (s, c0, 1, true) == 0
+            && gstate_child_fit (s, root, NONE, core2, RP_WALK_LOW) == n0,
+        "put back: on node0");
+    (void)gstate_take_whole (s, n0);
+    ok (gstate_child_fit (s, root, NONE, core2, RP_WALK_HIGH)
+            == rp_graph_rank_vertex (g, 2),
+        "node0 held whole, high: node2");
+    (void)gstate_take_whole (s, rp_graph_rank_vertex (g, 2));
+    ok (gstate_child_fit (s, root, NONE, core2, RP_WALK_HIGH)
+            == rp_graph_rank_vertex (g, 1),
+        "... node2 too: node1");
+    ok (gstate_put_whole (s, rp_graph_rank_vertex (g, 2)) == 0
+            && gstate_child_fit (s, root, NONE, core2, RP_WALK_HIGH)
+                   == rp_graph_rank_vertex (g, 2),
+        "node2 put back whole: node2");
+    rp_graph_destroy (g);
 }
 
 /* Block maxima through every kind of change, with two summary levels
@@ -2230,11 +2484,13 @@ int main (void)
     test_random_states ("nodes=300,racks=2,cores=2", true);
     test_whole ();
     test_take_leaves ();
+    test_put_whole_many ();
     test_index_rebuild ();
     test_take_refusals ();
     test_check_finds ();
     test_child_pos ();
     test_child_fit ();
+    test_fit_again ();
     test_block_maxima ();
     test_fit_skips ();
     test_walk_actions ();
