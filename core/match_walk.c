@@ -97,6 +97,17 @@ static int policy_fail (struct rp_match *x, const char *op, int rc)
                          x->p->instance, op, rc);
 }
 
+/* Whether rp_match_held ran out of memory in the hook just called (it
+ * answered 0): the match fails with ENOMEM. */
+static bool held_nomem (struct rp_match *x)
+{
+    if (!x->m->hnomem)
+        return false;
+    x->m->hnomem = false;
+    match_nomem (x);
+    return true;
+}
+
 static int score (struct rp_match *x, rp_vertex_t v, int64_t *sc)
 {
     struct plugin_call call;
@@ -109,6 +120,8 @@ static int score (struct rp_match *x, rp_vertex_t v, int64_t *sc)
     plugin_enter (&call, x->p, "score");
     rc = x->ops.score (x->p, x, v, sc);
     plugin_leave (&call);
+    if (held_nomem (x))
+        return -1;
     if (rc != 0)
         return policy_fail (x, "score", rc);
     return 0;
@@ -127,6 +140,8 @@ static int prune (struct rp_match *x, rp_vertex_t v)
     plugin_enter (&call, x->p, "prune");
     rc = x->ops.prune (x->p, x, v);
     plugin_leave (&call);
+    if (held_nomem (x))
+        return -1;
     if (rc == RP_WALK_CONTINUE)
         return 1;
     if (rc == RP_WALK_SKIP)
@@ -178,6 +193,8 @@ static int order_candidates (struct rp_match *x, rp_vertex_t *v, size_t n)
     plugin_enter (&call, x->p, "order_candidates");
     rc = x->ops.order_candidates (x->p, x, v, n);
     plugin_leave (&call);
+    if (held_nomem (x))
+        return -1;
     if (rc != 0)
         return policy_fail (x, "order_candidates", rc);
     memcpy (after, v, n * sizeof (*v));
@@ -1079,6 +1096,7 @@ int match_run (struct rp_match *x)
 
     match_new_epoch (x->m);
     x->m->nhrows = 0;
+    x->m->hnomem = false;
     x->nlog = 0;
     x->nunits = 0;
     x->filtered = 0;

@@ -1580,6 +1580,17 @@ static void test_held (void)
           false,
           "1:c1 2:c" W1,
           { .root_core = 8, .root_gpu = 2, .root_node = 1 } },
+        /* The first pass finds every slot and is undone; the slots are
+         * retaken and the GPU of the second asked about with the first's
+         * cores and GPU and the second's cores held, all logged again
+         * since the last question (the rows follow the log only when
+         * asked: an undo must take away what they counted, no more). */
+        { "two slots' GPUs after the first pass was undone",
+          L (SLOT ("2", CORE ("2") "," GPU ("1"))),
+          "gpu",
+          false,
+          "1:c0-3g0-1",
+          { .root_core = 4, .root_gpu = 1 } },
     };
     struct rp_plugin p = { .instance = "fake", .kind = RP_PLUGIN_MATCH };
 
