@@ -22,7 +22,9 @@
  * and a failed match to the start; the leaves of a request with nothing
  * below it (a slot's cores) are logged as found and given to the state
  * together when the request is placed (pend_ok: one climb to the root,
- * not one per core).  A slot target is tried again after each success (a
+ * not one per core); where no policy hook, first pass or constraint
+ * applies to them, they are tried in one short step each (leaf_run),
+ * deciding what candidate() and unit_place() would.  A slot target is tried again after each success (a
  * target holds several slots).
  *
  * The count: the walk stops once stop_after x the largest acceptable
@@ -650,18 +652,74 @@ done:
     return rc;
 }
 
+/* Whether q's candidates may be taken by leaf_candidate: leaves taken
+ * together (q->leaves: no prune, nothing below, every vertex of q's type
+ * a leaf), found in walk order with no first pass (no score asked per
+ * candidate, no order_candidates), and no constraint to check at them. */
+static bool leaf_run (const struct rp_match *x, const struct req *q)
+{
+    return q->leaves && !reorders (x, q) && !x->constraint;
+}
+
+/* A candidate c of q where leaf_run holds, as candidate () and
+ * unit_place () decide it without what cannot apply (no score, prune,
+ * first pass, constraint or children): W_GO, W_STOP or -1. */
+static int leaf_candidate (struct rp_match *x, struct req *q, rp_vertex_t c,
+                           size_t pu)
+{
+    struct mark mk;
+    size_t u;
+    int rc;
+
+    if (!gstate_leaf_takes (x->s, c))
+        return candidate (x, q, c, pu);
+    q->st.considered++;
+    if (!id_ok (q, x->g, c)) {
+        q->st.id++;
+        return W_GO;
+    }
+    /* available (): a leaf the state would take (up on its path, not
+     * used, not shared) is idle, and only this match's holds not yet in
+     * the state are left to refuse (none reach here today: each place
+     * gives its leaves to the state before the next request walks) */
+    if (held (x, c)) {
+        q->st.busy++;
+        return W_GO;
+    }
+    mk = mark_get (x);
+    if ((u = match_unit_push (x, q, c, pu, 0)) == NO_UNIT)
+        return -1;
+    if ((rc = pend_take (x, c, u)) > 0)
+        rc = match_hold_ancestors (x, c, u);
+    if (rc <= 0)
+        rollback (x, mk);
+    if (rc < 0)
+        return -1;
+    if (rc == 0) {
+        q->st.nofit++;
+        return W_GO;
+    }
+    if (found_push (x, q, c, 0) < 0)
+        return -1;
+    return x->found >= q->limit ? W_STOP : W_GO;
+}
+
 /* Visit the children of v that may hold one unit of q. */
 static int walk (struct rp_match *x, struct req *q, rp_vertex_t v, size_t pu)
 {
     int order = walk_order (x);
+    bool leaves;
 
     if (x->ops.score && !q->in_order)
         return walk_scored (x, q, v, pu);
+    leaves = leaf_run (x, q);
     for (rp_vertex_t c =
              gstate_child_fit (x->s, v, RP_VERTEX_NONE, q->walk, order);
          c != RP_VERTEX_NONE;
          c = gstate_child_fit (x->s, v, c, q->walk, order)) {
-        int rc = visit (x, q, c, pu);
+        int rc = leaves && rp_graph_vertex_type_index (x->g, c) == q->t
+                     ? leaf_candidate (x, q, c, pu)
+                     : visit (x, q, c, pu);
         if (rc != W_GO)
             return rc;
     }
