@@ -625,7 +625,13 @@ uint64_t rp_match_held (const struct rp_match *m, rp_vertex_t v, int t)
     const uint64_t *row;
 
     if (!m || !m->track || v >= m->m->nvertices || t < 0
-        || (size_t)t >= m->m->ntypes || !(row = match_held_row (m, v)))
+        || (size_t)t >= m->m->ntypes)
+        return 0;
+    if (match_held_sync (m) < 0) { /* the hook's caller fails the match */
+        m->m->hnomem = true;
+        return 0;
+    }
+    if (!(row = match_held_row (m, v)))
         return 0;
     return row[t];
 }

@@ -39,10 +39,13 @@ int match_grow (void **p, size_t *cap, size_t size)
  * row of ntypes counts for each vertex that a counted hold (any but the
  * shared holds of ancestors) is at or below, valid while hepoch[v] is the
  * match's epoch.  A row is made for a vertex and all its ancestors at
- * once, so the climb stops at the first vertex that has one; a hold adds
- * its amount to the rows of its vertex and ancestors and its undo takes
- * it away: O(depth) per hold, O(1) per question, memory in proportion to
- * the vertices this match touched. */
+ * once, so the climb stops at the first vertex that has one.  The rows
+ * follow the log lazily: the first question after holds were logged adds
+ * the amounts of the holds logged since the last one (match_held_sync:
+ * O(depth) per hold), and an undo takes away only what was added, so a
+ * policy that never asks (every one but locality) pays nothing per hold.
+ * O(1) per question once in step, memory in proportion to the vertices
+ * this match touched. */
 uint64_t *match_held_row (const struct rp_match *x, rp_vertex_t v)
 {
     const struct rp_matcher *m = x->m;
@@ -61,7 +64,7 @@ static int held_type (const struct rp_match *x, rp_vertex_t v, int kind)
 }
 
 /* Rows for v and its ancestors: 0, or -1 out of memory. */
-static int held_rows (struct rp_match *x, rp_vertex_t v)
+static int held_rows (const struct rp_match *x, rp_vertex_t v)
 {
     struct rp_matcher *m = x->m;
     size_t rowsize = m->ntypes * sizeof (*m->hrows);
@@ -78,8 +81,8 @@ static int held_rows (struct rp_match *x, rp_vertex_t v)
     return 0;
 }
 
-static void held_add (struct rp_match *x, rp_vertex_t v, int t, uint64_t amount,
-                      bool add)
+static void held_add (const struct rp_match *x, rp_vertex_t v, int t,
+                      uint64_t amount, bool add)
 {
     for (; v != RP_VERTEX_NONE; v = rp_graph_parent (x->g, v)) {
         uint64_t *row = match_held_row (x, v);
@@ -87,11 +90,40 @@ static void held_add (struct rp_match *x, rp_vertex_t v, int t, uint64_t amount,
     }
 }
 
+/* How many of the log's holds the rows count (none in a new epoch). */
+static size_t held_synced (const struct rp_match *x)
+{
+    return x->m->hsepoch == x->m->epoch ? x->m->hsync : 0;
+}
+
+int match_held_sync (const struct rp_match *x)
+{
+    struct rp_matcher *m = x->m;
+
+    for (size_t i = held_synced (x); i < x->nlog; i++) {
+        const struct hold *h = &x->log[i];
+        int t = held_type (x, h->v, h->kind);
+        if (t < 0)
+            continue;
+        if (held_rows (x, h->v) < 0) {
+            m->hsync = i;
+            m->hsepoch = m->epoch;
+            return -1;
+        }
+        held_add (x, h->v, t, h->amount, true);
+    }
+    m->hsync = x->nlog;
+    m->hsepoch = m->epoch;
+    return 0;
+}
+
 void match_holds_rollback (struct rp_match *x, size_t nlog)
 {
+    size_t synced = held_synced (x);
+
     while (x->nlog > nlog) {
         struct hold *h = &x->log[--x->nlog];
-        int t = held_type (x, h->v, h->kind);
+        int t = x->nlog < synced ? held_type (x, h->v, h->kind) : -1;
         if (t >= 0)
             held_add (x, h->v, t, h->amount, false);
         if (h->whole == WHOLE_ROOT)
@@ -101,6 +133,8 @@ void match_holds_rollback (struct rp_match *x, size_t nlog)
         if (h->marked)
             x->m->mark[h->v] = 0;
     }
+    if (synced > x->nlog)
+        x->m->hsync = x->nlog;
 }
 
 void match_rollback (struct rp_match *x, struct mark mk)
@@ -115,17 +149,13 @@ void match_rollback (struct rp_match *x, struct mark mk)
 static int take (struct rp_match *x, rp_vertex_t v, uint64_t amount,
                  bool exclusive, int kind, size_t unit, uint8_t whole)
 {
-    int t = held_type (x, v, kind);
     struct hold *h;
 
-    if ((x->nlog == x->logcap
-         && match_grow ((void **)&x->log, &x->logcap, sizeof (*x->log)) < 0)
-        || (t >= 0 && held_rows (x, v) < 0))
+    if (x->nlog == x->logcap
+        && match_grow ((void **)&x->log, &x->logcap, sizeof (*x->log)) < 0)
         return match_nomem (x);
     if (whole == WHOLE_NONE && gstate_take (x->s, v, amount, exclusive) < 0)
         return 0;
-    if (t >= 0)
-        held_add (x, v, t, amount, true);
     h = &x->log[x->nlog++];
     *h = (struct hold){ .v = v,
                         .kind = (uint8_t)kind,

@@ -144,6 +144,9 @@ struct rp_matcher {
     uint64_t *hrows; /* rp_match_held: rows of ntypes counts */
     size_t nhrows;
     size_t hrowcap;
+    size_t hsync; /* the log's holds the rows count, in epoch hsepoch */
+    uint32_t hsepoch;
+    bool hnomem; /* a row could not be made for rp_match_held */
     /* Acquisition (RFC 28): properties that change, removed targets. */
     rp_matcher_property_f propfn;
     void *proparg;
@@ -375,6 +378,10 @@ size_t match_unit_push (struct rp_match *x, struct req *q, rp_vertex_t v,
                         size_t parent, uint64_t value);
 /* The rp_match_held row of v, NULL when none this match. */
 uint64_t *match_held_row (const struct rp_match *x, rp_vertex_t v);
+/* Bring the rows up to the log (they follow it only when asked): 0, or
+ * -1 out of memory (the rows count the holds before the one that
+ * failed). */
+int match_held_sync (const struct rp_match *x);
 /* Pre-order successor of v within the subtree of root (past v's subtree:
  * skip). */
 rp_vertex_t match_subtree_next (const struct rp_graph *g, rp_vertex_t root,

@@ -22,7 +22,9 @@
  * and a failed match to the start; the leaves of a request with nothing
  * below it (a slot's cores) are logged as found and given to the state
  * together when the request is placed (pend_ok: one climb to the root,
- * not one per core).  A slot target is tried again after each success (a
+ * not one per core); where no policy hook, first pass or constraint
+ * applies to them, they are tried in one short step each (leaf_run),
+ * deciding what candidate() and unit_place() would.  A slot target is tried again after each success (a
  * target holds several slots).
  *
  * The count: the walk stops once stop_after x the largest acceptable
@@ -97,6 +99,17 @@ static int policy_fail (struct rp_match *x, const char *op, int rc)
                          x->p->instance, op, rc);
 }
 
+/* Whether rp_match_held ran out of memory in the hook just called (it
+ * answered 0): the match fails with ENOMEM. */
+static bool held_nomem (struct rp_match *x)
+{
+    if (!x->m->hnomem)
+        return false;
+    x->m->hnomem = false;
+    match_nomem (x);
+    return true;
+}
+
 static int score (struct rp_match *x, rp_vertex_t v, int64_t *sc)
 {
     struct plugin_call call;
@@ -109,6 +122,8 @@ static int score (struct rp_match *x, rp_vertex_t v, int64_t *sc)
     plugin_enter (&call, x->p, "score");
     rc = x->ops.score (x->p, x, v, sc);
     plugin_leave (&call);
+    if (held_nomem (x))
+        return -1;
     if (rc != 0)
         return policy_fail (x, "score", rc);
     return 0;
@@ -127,6 +142,8 @@ static int prune (struct rp_match *x, rp_vertex_t v)
     plugin_enter (&call, x->p, "prune");
     rc = x->ops.prune (x->p, x, v);
     plugin_leave (&call);
+    if (held_nomem (x))
+        return -1;
     if (rc == RP_WALK_CONTINUE)
         return 1;
     if (rc == RP_WALK_SKIP)
@@ -178,6 +195,8 @@ static int order_candidates (struct rp_match *x, rp_vertex_t *v, size_t n)
     plugin_enter (&call, x->p, "order_candidates");
     rc = x->ops.order_candidates (x->p, x, v, n);
     plugin_leave (&call);
+    if (held_nomem (x))
+        return -1;
     if (rc != 0)
         return policy_fail (x, "order_candidates", rc);
     memcpy (after, v, n * sizeof (*v));
@@ -633,18 +652,74 @@ done:
     return rc;
 }
 
+/* Whether q's candidates may be taken by leaf_candidate: leaves taken
+ * together (q->leaves: no prune, nothing below, every vertex of q's type
+ * a leaf), found in walk order with no first pass (no score asked per
+ * candidate, no order_candidates), and no constraint to check at them. */
+static bool leaf_run (const struct rp_match *x, const struct req *q)
+{
+    return q->leaves && !reorders (x, q) && !x->constraint;
+}
+
+/* A candidate c of q where leaf_run holds, as candidate () and
+ * unit_place () decide it without what cannot apply (no score, prune,
+ * first pass, constraint or children): W_GO, W_STOP or -1. */
+static int leaf_candidate (struct rp_match *x, struct req *q, rp_vertex_t c,
+                           size_t pu)
+{
+    struct mark mk;
+    size_t u;
+    int rc;
+
+    if (!gstate_leaf_takes (x->s, c))
+        return candidate (x, q, c, pu);
+    q->st.considered++;
+    if (!id_ok (q, x->g, c)) {
+        q->st.id++;
+        return W_GO;
+    }
+    /* available (): a leaf the state would take (up on its path, not
+     * used, not shared) is idle, and only this match's holds not yet in
+     * the state are left to refuse (none reach here today: each place
+     * gives its leaves to the state before the next request walks) */
+    if (held (x, c)) {
+        q->st.busy++;
+        return W_GO;
+    }
+    mk = mark_get (x);
+    if ((u = match_unit_push (x, q, c, pu, 0)) == NO_UNIT)
+        return -1;
+    if ((rc = pend_take (x, c, u)) > 0)
+        rc = match_hold_ancestors (x, c, u);
+    if (rc <= 0)
+        rollback (x, mk);
+    if (rc < 0)
+        return -1;
+    if (rc == 0) {
+        q->st.nofit++;
+        return W_GO;
+    }
+    if (found_push (x, q, c, 0) < 0)
+        return -1;
+    return x->found >= q->limit ? W_STOP : W_GO;
+}
+
 /* Visit the children of v that may hold one unit of q. */
 static int walk (struct rp_match *x, struct req *q, rp_vertex_t v, size_t pu)
 {
     int order = walk_order (x);
+    bool leaves;
 
     if (x->ops.score && !q->in_order)
         return walk_scored (x, q, v, pu);
+    leaves = leaf_run (x, q);
     for (rp_vertex_t c =
              gstate_child_fit (x->s, v, RP_VERTEX_NONE, q->walk, order);
          c != RP_VERTEX_NONE;
          c = gstate_child_fit (x->s, v, c, q->walk, order)) {
-        int rc = visit (x, q, c, pu);
+        int rc = leaves && rp_graph_vertex_type_index (x->g, c) == q->t
+                     ? leaf_candidate (x, q, c, pu)
+                     : visit (x, q, c, pu);
         if (rc != W_GO)
             return rc;
     }
@@ -1079,6 +1154,7 @@ int match_run (struct rp_match *x)
 
     match_new_epoch (x->m);
     x->m->nhrows = 0;
+    x->m->hnomem = false;
     x->nlog = 0;
     x->nunits = 0;
     x->filtered = 0;

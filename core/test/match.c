@@ -1580,6 +1580,17 @@ static void test_held (void)
           false,
           "1:c1 2:c" W1,
           { .root_core = 8, .root_gpu = 2, .root_node = 1 } },
+        /* The first pass finds every slot and is undone; the slots are
+         * retaken and the GPU of the second asked about with the first's
+         * cores and GPU and the second's cores held, all logged again
+         * since the last question (the rows follow the log only when
+         * asked: an undo must take away what they counted, no more). */
+        { "two slots' GPUs after the first pass was undone",
+          L (SLOT ("2", CORE ("2") "," GPU ("1"))),
+          "gpu",
+          false,
+          "1:c0-3g0-1",
+          { .root_core = 4, .root_gpu = 1 } },
     };
     struct rp_plugin p = { .instance = "fake", .kind = RP_PLUGIN_MATCH };
 
@@ -1683,6 +1694,45 @@ static void test_explain (void)
     rp_jobspec_destroy (js);
     rp_matcher_destroy (m);
     ok (rp_matcher_explanation (NULL) == NULL, "explain: NULL matcher");
+}
+
+/* The cores of a slot taken by the walk's leaf path (first fit, leaves
+ * taken together, no constraint): cores held by job 1 skipped by the
+ * search, those outside the ids counted as refused, the rest taken until
+ * the count, as the explanation counts them. */
+static void test_leaf_run (void)
+{
+    struct rp_matcher *m = matcher ("nodes=1,cores=8");
+    struct rp_jobspec *j1 = jobspec (L (SLOT ("1", CORE ("2"))), NULL, 0);
+    struct rp_jobspec *j2 = jobspec (
+        L (SLOT ("1", "{type: core, count: 2, id: \"1,3,6-7\"}")), NULL, 0);
+    struct rp_rset *R1, *R2;
+    json_t *o, *c;
+    char out[128] = "";
+    rp_error_t e;
+
+    R1 = rp_matcher_allocate (m, 1, j1, 0, &e);
+    rp_matcher_set_explain (m, true);
+    if ((R2 = rp_matcher_allocate (m, 2, j2, 0, &e)))
+        summary (R2, out, sizeof (out));
+    is (out, "0:c3,6", "leaf path: the first two free cores among the ids");
+    o = rp_matcher_explanation (m);
+    c = json_array_get (json_object_get (o, "requests"), 1);
+    ok (c
+            && !strcmp (json_string_value (json_object_get (c, "request")),
+                        "slot/core")
+            && json_integer_value (json_object_get (c, "considered")) == 5
+            && json_integer_value (json_object_get (c, "id")) == 3
+            && json_integer_value (json_object_get (c, "busy")) == 0
+            && json_integer_value (json_object_get (c, "taken")) == 2,
+        "leaf path: 5 cores considered, 3 outside the ids, 2 taken");
+    json_decref (o);
+    ok (rp_matcher_check (m, &e) == 0, "leaf path: rp_matcher_check");
+    rp_rset_destroy (R1);
+    rp_rset_destroy (R2);
+    rp_jobspec_destroy (j1);
+    rp_jobspec_destroy (j2);
+    rp_matcher_destroy (m);
 }
 
 /* --- allocations without R ---------------------------------------------- */
@@ -1893,6 +1943,7 @@ int main (void)
     test_accessors ();
     test_held ();
     test_explain ();
+    test_leaf_run ();
     test_allocate_held ();
     return done_testing ();
 }
