@@ -435,7 +435,11 @@ uint64_t rp_match_subtree_free (const struct rp_match *m, rp_vertex_t v,
  * also the candidate being tried), but not the shared holds that every
  * hold puts on its ancestors.  A candidate that a first pass decides from
  * the free aggregates is not taken, so it is not counted.  0 for a bad
- * argument.  O(1). */
+ * argument, and when memory for the counts cannot be had (the match then
+ * fails with ENOMEM once the policy's operation returns).  The counts are
+ * brought up to date when asked: the first call after new holds costs
+ * O(depth) per hold made since, the next ones O(1); a policy that never
+ * calls it pays nothing for it. */
 uint64_t rp_match_held (const struct rp_match *m, rp_vertex_t v, int t);
 /* Who submits the job (never NULL; all absent when the host gave no
  * context) and the instance (NULL when the host holds none), as for
