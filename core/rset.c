@@ -4,7 +4,9 @@
  * Model.  Targets live in an array sorted by rank (lookups are binary
  * searches).  A target points to a reference counted "children" record
  * holding its core and GPU idsets; the ranks of one R_lite entry share one
- * record and a copy of a set copies no idset.  A record is never modified
+ * record, a target added beside one with equal children shares its record
+ * (rp_rset_add_target: a node's cores on every rank cost one record) and
+ * a copy of a set copies no idset.  A record is never modified
  * (operations build new ones) and its count is atomic, so two sets that
  * share records may be used by different threads.  Properties are an array
  * sorted by name, each an idset of ranks.  rp_rset_rank_of() uses an index of
@@ -284,6 +286,10 @@ static bool find_rank (const struct rp_rset *r, unsigned int rank, size_t *pos)
     size_t lo = 0;
     size_t hi = r->n;
 
+    if (hi == 0 || r->t[hi - 1].rank < rank) { /* appended in rank order */
+        *pos = hi;
+        return false;
+    }
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (r->t[mid].rank < rank)
@@ -1088,6 +1094,38 @@ int rset_host_check (const char *name, rp_error_t *error)
     return check_hostname (name, error);
 }
 
+static bool idset_is (const struct rp_idset *have,
+                      const struct rp_idset *want)
+{
+    return want ? rp_idset_equal (have, want) : rp_idset_empty (have);
+}
+
+static bool children_are (const struct children *ch,
+                          const struct rp_idset *cores,
+                          const struct rp_idset *gpus)
+{
+    return idset_is (ch->cores, cores) && idset_is (ch->gpus, gpus);
+}
+
+/* The children of the targets beside where rank goes, shared when they
+ * hold cores and gpus (NULL is empty), else a copy: targets added in rank
+ * order with the same children (a node's cores on every rank) share one
+ * record, so adding, grouping and freeing them costs no idset each. */
+static struct children *children_near (const struct rp_rset *r,
+                                       unsigned int rank,
+                                       const struct rp_idset *cores,
+                                       const struct rp_idset *gpus)
+{
+    size_t pos;
+
+    find_rank (r, rank, &pos);
+    if (pos > 0 && children_are (r->t[pos - 1].ch, cores, gpus))
+        return children_ref (r->t[pos - 1].ch);
+    if (pos < r->n && children_are (r->t[pos].ch, cores, gpus))
+        return children_ref (r->t[pos].ch);
+    return children_copy (cores, gpus);
+}
+
 /* Add target rank of hostname (checked) with children ch (taken, also on
  * failure: NULL is ENOMEM). */
 static int add_target (struct rp_rset *r, unsigned int rank,
@@ -1131,7 +1169,8 @@ int rp_rset_add_target (struct rp_rset *r, unsigned int rank,
         return rp_error_set (error, EINVAL, "rank %u is out of range", rank);
     if (check_hostname (hostname, error) < 0)
         return -1;
-    return add_target (r, rank, hostname, children_copy (cores, gpus), error);
+    return add_target (r, rank, hostname, children_near (r, rank, cores, gpus),
+                       error);
 }
 
 int rset_add_target_taken (struct rp_rset *r, unsigned int rank,
