@@ -4,7 +4,9 @@
  * Model.  Targets live in an array sorted by rank (lookups are binary
  * searches).  A target points to a reference counted "children" record
  * holding its core and GPU idsets; the ranks of one R_lite entry share one
- * record and a copy of a set copies no idset.  A record is never modified
+ * record, a target added beside one with equal children shares its record
+ * (rp_rset_add_target: a node's cores on every rank cost one record) and
+ * a copy of a set copies no idset.  A record is never modified
  * (operations build new ones) and its count is atomic, so two sets that
  * share records may be used by different threads.  Properties are an array
  * sorted by name, each an idset of ranks.  rp_rset_rank_of() uses an index of
@@ -21,13 +23,16 @@
  * the two on random R and mutations of it).  Decode then sorts the rank
  * ranges of all R_lite entries to find a rank named twice without
  * expanding a range, and expands them in rank order: O(E log E + n).
- * Encode groups targets whose children are equal by sorting them on the
- * encoded strings of their children (encoded once per shared record):
- * O(n log n), never a pairwise comparison.  add, append,
- * union, diff, intersect, subset, equal and verify walk both target arrays
- * together: O(n + m) idset operations.  A function that changes a set in
- * place builds the result aside and swaps it in, so on failure the set is
- * unchanged.
+ * Encode groups targets whose children are equal in two steps: runs of
+ * targets next to each other in rank order with equal children, then the
+ * runs sorted on the encoded strings of their children (encoded once per
+ * run): O(n + k log k) for k runs, only neighbours compared; targets
+ * with the same children throughout are one run, no sort.  The ranks of
+ * an entry are written range by range from the targets, no idset built.
+ * add, append, union, diff, intersect, subset, equal and verify walk both
+ * target arrays together: O(n + m) idset operations.  A function that
+ * changes a set in place builds the result aside and swaps it in, so on
+ * failure the set is unchanged.
  *
  * Memory, not instructions, sets the time of large R.  Decode and encode
  * take about the same number of instructions per target from 1k to 64k
@@ -284,6 +289,10 @@ static bool find_rank (const struct rp_rset *r, unsigned int rank, size_t *pos)
     size_t lo = 0;
     size_t hi = r->n;
 
+    if (hi == 0 || r->t[hi - 1].rank < rank) { /* appended in rank order */
+        *pos = hi;
+        return false;
+    }
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (r->t[mid].rank < rank)
@@ -1088,6 +1097,37 @@ int rset_host_check (const char *name, rp_error_t *error)
     return check_hostname (name, error);
 }
 
+static bool idset_is (const struct rp_idset *have, const struct rp_idset *want)
+{
+    return want ? rp_idset_equal (have, want) : rp_idset_empty (have);
+}
+
+static bool children_are (const struct children *ch,
+                          const struct rp_idset *cores,
+                          const struct rp_idset *gpus)
+{
+    return idset_is (ch->cores, cores) && idset_is (ch->gpus, gpus);
+}
+
+/* The children of the targets beside where rank goes, shared when they
+ * hold cores and gpus (NULL is empty), else a copy: targets added in rank
+ * order with the same children (a node's cores on every rank) share one
+ * record, so adding, grouping and freeing them costs no idset each. */
+static struct children *children_near (const struct rp_rset *r,
+                                       unsigned int rank,
+                                       const struct rp_idset *cores,
+                                       const struct rp_idset *gpus)
+{
+    size_t pos;
+
+    find_rank (r, rank, &pos);
+    if (pos > 0 && children_are (r->t[pos - 1].ch, cores, gpus))
+        return children_ref (r->t[pos - 1].ch);
+    if (pos < r->n && children_are (r->t[pos].ch, cores, gpus))
+        return children_ref (r->t[pos].ch);
+    return children_copy (cores, gpus);
+}
+
 /* Add target rank of hostname (checked) with children ch (taken, also on
  * failure: NULL is ENOMEM). */
 static int add_target (struct rp_rset *r, unsigned int rank,
@@ -1131,7 +1171,8 @@ int rp_rset_add_target (struct rp_rset *r, unsigned int rank,
         return rp_error_set (error, EINVAL, "rank %u is out of range", rank);
     if (check_hostname (hostname, error) < 0)
         return -1;
-    return add_target (r, rank, hostname, children_copy (cores, gpus), error);
+    return add_target (r, rank, hostname, children_near (r, rank, cores, gpus),
+                       error);
 }
 
 int rset_add_target_taken (struct rp_rset *r, unsigned int rank,
@@ -1991,44 +2032,58 @@ int rp_rset_size_json (const json_t *o, size_t *ntargets, uint64_t *ncores,
 
 /* --- encode --------------------------------------------------------------- */
 
-/* A target's children as strings, to group equal children. */
+/* A run of targets next to each other in rank order with equal children,
+ * the unit that is grouped, and its children as strings to group equal
+ * runs.  Targets added in rank order with the same children (what
+ * `respol R encode` and a node's cores make) are one run: one key, no
+ * sort of the targets. */
 struct ckey {
     char *core;
     char *gpu;
-    bool own; /* shared with the previous key otherwise */
-    size_t i; /* target index */
+    size_t i; /* first target */
+    size_t n; /* targets */
 };
 
 static void ckeys_destroy (struct ckey *k, size_t n)
 {
     for (size_t i = 0; k && i < n; i++) {
-        if (k[i].own) {
-            free (k[i].core);
-            free (k[i].gpu);
-        }
+        free (k[i].core);
+        free (k[i].gpu);
     }
     free (k);
 }
 
-static struct ckey *ckeys_create (const struct rp_rset *r)
+/* The end of the run of equal children that starts at target i. */
+static size_t run_end (const struct rp_rset *r, size_t i)
 {
-    struct ckey *k = calloc (r->n + 1, sizeof (*k));
+    size_t j = i + 1;
 
-    for (size_t i = 0; k && i < r->n; i++) {
+    while (j < r->n && children_equal (r->t[j].ch, r->t[i].ch))
+        j++;
+    return j;
+}
+
+static struct ckey *ckeys_create (const struct rp_rset *r, size_t *nk)
+{
+    struct ckey *k;
+    size_t n = 0;
+
+    for (size_t i = 0; i < r->n; i = run_end (r, i))
+        n++;
+    if (!(k = calloc (n + 1, sizeof (*k))))
+        return NULL;
+    n = 0;
+    for (size_t i = 0; i < r->n; i += k[n++].n) {
         const struct children *ch = r->t[i].ch;
-        k[i].i = i;
-        if (i > 0 && ch == r->t[i - 1].ch) {
-            k[i].core = k[i - 1].core;
-            k[i].gpu = k[i - 1].gpu;
-            continue;
-        }
-        k[i].own = true;
-        if (!(k[i].core = rp_idset_encode (ch->cores, RP_IDSET_RANGES))
-            || !(k[i].gpu = rp_idset_encode (ch->gpus, RP_IDSET_RANGES))) {
-            ckeys_destroy (k, r->n);
+        k[n].i = i;
+        k[n].n = run_end (r, i) - i;
+        if (!(k[n].core = rp_idset_encode (ch->cores, RP_IDSET_RANGES))
+            || !(k[n].gpu = rp_idset_encode (ch->gpus, RP_IDSET_RANGES))) {
+            ckeys_destroy (k, n + 1);
             return NULL;
         }
     }
+    *nk = n;
     return k;
 }
 
@@ -2048,8 +2103,8 @@ static int ckey_cmp (const void *a, const void *b)
     return c ? c : (x->i > y->i) - (x->i < y->i);
 }
 
-/* One R_lite entry: the run k[start..start+count-1] of sorted keys (equal
- * children, ranks ascending). */
+/* One R_lite entry: the runs k[start..start+count-1] of sorted keys
+ * (equal children, ranks ascending). */
 struct group {
     unsigned int first; /* lowest rank */
     size_t start;
@@ -2079,43 +2134,72 @@ static void groups_free (struct groups *gs)
 
 static int groups_make (const struct rp_rset *r, struct groups *gs)
 {
-    gs->n = r->n;
-    gs->k = ckeys_create (r);
-    gs->g = calloc (r->n + 1, sizeof (*gs->g));
-    if (!gs->k || !gs->g)
+    if (!(gs->k = ckeys_create (r, &gs->n))
+        || !(gs->g = calloc (gs->n + 1, sizeof (*gs->g))))
         return -1;
-    qsort (gs->k, r->n, sizeof (*gs->k), ckey_cmp);
-    for (size_t i = 0, j; i < r->n; i = j) {
+    if (gs->n > 1)
+        qsort (gs->k, gs->n, sizeof (*gs->k), ckey_cmp);
+    for (size_t i = 0, j; i < gs->n; i = j) {
         for (j = i + 1;
-             j < r->n && ckey_cmp_children (&gs->k[i], &gs->k[j]) == 0; j++)
+             j < gs->n && ckey_cmp_children (&gs->k[i], &gs->k[j]) == 0; j++)
             ;
         gs->g[gs->ng++] = (struct group){ r->t[gs->k[i].i].rank, i, j - i };
     }
-    qsort (gs->g, gs->ng, sizeof (*gs->g), group_cmp);
+    if (gs->ng > 1)
+        qsort (gs->g, gs->ng, sizeof (*gs->g), group_cmp);
     return 0;
+}
+
+/* The range lo-hi as rp_idset_encode (set, RP_IDSET_RANGES) writes it,
+ * after a comma unless first. */
+static void put_range (struct jtext *b, unsigned int lo, unsigned int hi,
+                       bool first)
+{
+    char d[24], *p;
+
+    if (!first)
+        jt_put (b, ",", 1);
+    p = jt_digits (d + sizeof (d), lo);
+    jt_put (b, p, (size_t)(d + sizeof (d) - p));
+    if (hi > lo) {
+        jt_put (b, "-", 1);
+        p = jt_digits (d + sizeof (d), hi);
+        jt_put (b, p, (size_t)(d + sizeof (d) - p));
+    }
+}
+
+/* The ranks of group g as their idset encodes them, written range by
+ * range: the runs of a group, in target order, hold ascending ranks. */
+static int put_group_ranks (struct jtext *b, const struct rp_rset *r,
+                            const struct groups *gs, const struct group *g)
+{
+    const struct ckey *k = &gs->k[g->start];
+    unsigned int lo = r->t[k->i].rank, hi = lo;
+    bool first = true;
+
+    for (size_t x = 0; x < g->count; x++) {
+        for (size_t i = k[x].i + (x == 0); i < k[x].i + k[x].n; i++) {
+            unsigned int rank = r->t[i].rank;
+            if (rank != hi + 1) {
+                put_range (b, lo, hi, first);
+                first = false;
+                lo = rank;
+            }
+            hi = rank;
+        }
+    }
+    put_range (b, lo, hi, first);
+    return b->failed ? -1 : 0;
 }
 
 /* The ranks of group g, encoded.  Caller must free. */
 static char *group_ranks (const struct rp_rset *r, const struct groups *gs,
                           const struct group *g)
 {
-    struct rp_idset *ids;
-    char *s = NULL;
-    size_t j = 0;
+    struct jtext b = { 0 };
 
-    if (g->count == 1) { /* one rank: its digits, as the idset writes it */
-        char one[16];
-        snprintf (one, sizeof (one), "%u", r->t[gs->k[g->start].i].rank);
-        return strdup (one);
-    }
-    ids = rp_idset_create ();
-    while (ids && j < g->count
-           && rp_idset_add (ids, r->t[gs->k[g->start + j].i].rank) == 0)
-        j++;
-    if (ids && j == g->count)
-        s = rp_idset_encode (ids, RP_IDSET_RANGES);
-    rp_idset_destroy (ids);
-    return s;
+    put_group_ranks (&b, r, gs, g);
+    return jt_finish (&b);
 }
 
 static json_t *entry_json (const struct rp_rset *r, const struct groups *gs,
@@ -2294,13 +2378,13 @@ static int buf_string (struct jtext *b, const char *s)
 #define ENTRY_RANK "\"},\"rank\":\""
 #define ENTRY_END "\"}"
 
-static int put_entry (struct jtext *b, const struct ckey *k, const char *ranks)
+/* An R_lite entry up to its ranks. */
+static int put_entry (struct jtext *b, const struct ckey *k)
 {
     if (buf_puts (b, ENTRY_CORE) < 0 || buf_puts (b, k->core) < 0
         || (*k->gpu
             && (buf_puts (b, ENTRY_GPU) < 0 || buf_puts (b, k->gpu) < 0))
-        || buf_puts (b, ENTRY_RANK) < 0 || buf_puts (b, ranks) < 0
-        || buf_puts (b, ENTRY_END) < 0)
+        || buf_puts (b, ENTRY_RANK) < 0)
         return -1;
     return 0;
 }
@@ -2319,10 +2403,8 @@ static int put_id_ranges (struct jtext *b, const struct rp_idset *set)
     unsigned int lo, hi;
 
     for (size_t i = 0; rp_idset_range (set, i, &lo, &hi); i++)
-        if ((i > 0 && buf_put (b, ",", 1) < 0) || put_uint (b, lo) < 0
-            || (hi > lo && (buf_put (b, "-", 1) < 0 || put_uint (b, hi) < 0)))
-            return -1;
-    return 0;
+        put_range (b, lo, hi, i == 0);
+    return b->failed ? -1 : 0;
 }
 
 /* One target (a job's usual R): its entry written from the target, with
@@ -2351,11 +2433,10 @@ static int put_rlite (struct jtext *b, const struct rp_rset *r)
     if (groups_make (r, &gs) < 0 || buf_puts (b, "[") < 0)
         goto done;
     for (size_t i = 0; i < gs.ng; i++) {
-        char *ranks = group_ranks (r, &gs, &gs.g[i]);
-        int err = !ranks || (i > 0 && buf_puts (b, ",") < 0)
-                  || put_entry (b, &gs.k[gs.g[i].start], ranks) < 0;
-        free (ranks);
-        if (err)
+        if ((i > 0 && buf_puts (b, ",") < 0)
+            || put_entry (b, &gs.k[gs.g[i].start]) < 0
+            || put_group_ranks (b, r, &gs, &gs.g[i]) < 0
+            || buf_puts (b, ENTRY_END) < 0)
             goto done;
     }
     rc = buf_puts (b, "]");

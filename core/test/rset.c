@@ -860,6 +860,65 @@ static void test_add_target (void)
     rp_rset_destroy (r);
 }
 
+/* R_lite groups equal children whatever order the targets came in, in
+ * runs beside each other or apart, shared or copied (the same text as
+ * before targets shared their children and grouping went by runs). */
+static void test_grouping_shapes (void)
+{
+    struct rp_rset *r = rp_rset_create ();
+    struct rp_rset *d;
+
+    add (r, 4, "n4", "0-3", NULL);
+    add (r, 0, "n0", "0-3", NULL); /* shares with the target after it */
+    add (r, 2, "n2", "0-1", "0");
+    add (r, 1, "n1", "0-3", NULL);
+    add (r, 3, "n3", "0-1", "0");
+    encodes_as (r,
+                "{'execution':{'R_lite':[{'children':{'core':'0-3'},'rank':'0-"
+                "1,4'},{'children':{'core':'0-1','gpu':'0'},'rank':'2-3'}],"
+                "'expiration':0.0,'nodelist':['n[0-4]'],'starttime':0.0},"
+                "'version':1}",
+                "targets out of rank order group by children");
+    ok (rp_rset_cores (r, 0) == rp_rset_cores (r, 1)
+            && rp_rset_cores (r, 1) == rp_rset_cores (r, 4)
+            && rp_rset_gpus (r, 2) == rp_rset_gpus (r, 3)
+            && rp_rset_cores (r, 1) != rp_rset_cores (r, 2),
+        "targets added beside a target with equal children share its sets");
+    ids_is (rp_rset_cores (r, 0), "0-3", "a target's cores after sharing");
+    ids_is (rp_rset_gpus (r, 3), "0", "a target's GPUs after sharing");
+    rp_rset_destroy (r);
+
+    r = rp_rset_create ();
+    add (r, 0, "a0", "0", NULL);
+    add (r, 1, "a1", "0", NULL);
+    add (r, 2, "a2", "1", NULL);
+    add (r, 3, "a3", "1", NULL);
+    add (r, 4, "a4", "0", NULL);
+    add (r, 5, "a5", "0", NULL);
+    add (r, 7, "a7", "0", NULL);
+    add (r, 9, "a9", "0", "0");
+    add (r, 10, "a10", NULL, NULL);
+    add (r, 11, "a11", NULL, NULL);
+    encodes_as (r,
+                "{'execution':{'R_lite':[{'children':{'core':'0'},'rank':'0-1,"
+                "4-5,7'},{'children':{'core':'1'},'rank':'2-3'},{'children':{"
+                "'core':'0','gpu':'0'},'rank':'9'},{'children':{'core':''},"
+                "'rank':'10-11'}],'expiration':0.0,'nodelist':['a[0-5,7,9-11]"
+                "'],'starttime':0.0},'version':1}",
+                "runs of equal children apart are one entry, gaps kept");
+    rp_rset_destroy (r);
+
+    d = dec ("{'version':1,'execution':{'R_lite':[{'rank':'4-5','children'"
+                ":{'core':'0'}},{'rank':'0-1','children':{'core':'0'}},{'rank'"
+                ":'2-3','children':{'core':'1'}}],'nodelist':['b[0-5]']}}");
+    encodes_as (d,
+                "{'execution':{'R_lite':[{'children':{'core':'0'},'rank':'0-1,"
+                "4-5'},{'children':{'core':'1'},'rank':'2-3'}],'expiration':0."
+                "0,'nodelist':['b[0-5]'],'starttime':0.0},'version':1}",
+                "equal children of two entries are one entry");
+    rp_rset_destroy (d);
+}
+
 static void test_times (void)
 {
     struct rp_rset *r = rp_rset_create ();
@@ -1836,6 +1895,7 @@ int main (void)
     test_opaque ();
     test_opaque_ops ();
     test_add_target ();
+    test_grouping_shapes ();
     test_times ();
     test_property_check ();
     test_properties ();
