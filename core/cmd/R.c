@@ -61,14 +61,6 @@ struct r_cmd {
 
 /* --- errors ------------------------------------------------------------ */
 
-/* Library text without its leading "R: ". */
-static const char *lib_text (const rp_error_t *error)
-{
-    if (!strncmp (error->text, "R: ", 3))
-        return error->text + 3;
-    return error->text;
-}
-
 /* Report the option getopt_long just rejected (c is '?' or ':'). */
 static void bad_option (const struct r_cmd *cmd, int c, char **argv)
 {
@@ -100,64 +92,16 @@ struct rlist {
 
 static void rlist_free (struct rlist *l)
 {
-    for (size_t i = 0; i < l->n; i++)
-        rp_rset_destroy (l->r[i]);
-    free (l->r);
+    cmd_rsets_free (l->r, l->n);
 }
 
-/* Where object i of n came from, for messages. */
-static const char *origin (size_t i, size_t n)
-{
-    static char buf[64];
-
-    if (n == 1)
-        return "stdin";
-    snprintf (buf, sizeof (buf), "stdin: object %zu", i + 1);
-    return buf;
-}
-
-/* Decode every R on stdin; die on bad input or when there is none.  What
- * was read is freed before dying, so leak checkers stay quiet.  Each
- * object's text goes to rp_rset_decode; where one does not decode so
- * (an error, a duplicate key), the whole stream is read again as JSON,
- * whose answer and messages stand (cmd_decode_rsets). */
+/* Decode every R on stdin (cmd_read_rsets); die on bad input or when
+ * there is none. */
 static struct rlist read_rlist (const char *sub)
 {
-    char prog[32];
-    json_t *a;
     struct rlist l;
-    rp_error_t error;
-    char *buf;
-    size_t len;
 
-    snprintf (prog, sizeof (prog), "%s: %s", SUB, sub);
-    cmd_memory_limit (prog, NULL);
-    buf = cmd_read_rset (prog, stdin, "stdin", &len);
-    if ((l.r = cmd_decode_rsets (buf, len, &l.n))) {
-        free (buf);
-        if (l.n == 0) {
-            free (l.r);
-            cmd_die (SUB, "%s: no R on stdin", sub);
-        }
-        return l;
-    }
-    a = cmd_json_stream (prog, buf, len);
-    free (buf);
-    l.n = json_array_size (a);
-    if (l.n == 0 || !(l.r = calloc (l.n, sizeof (l.r[0])))) {
-        json_decref (a);
-        cmd_die (SUB, "%s: %s", sub, l.n ? "out of memory" : "no R on stdin");
-    }
-    for (size_t i = 0; i < l.n; i++) {
-        if (!(l.r[i] = rp_rset_from_json (json_array_get (a, i), &error))) {
-            char where[64];
-            snprintf (where, sizeof (where), "%s", origin (i, l.n));
-            rlist_free (&l);
-            json_decref (a);
-            cmd_die (SUB, "%s: %s: %s", sub, where, lib_text (&error));
-        }
-    }
-    json_decref (a);
+    l.r = cmd_read_rsets (SUB, sub, &l.n);
     return l;
 }
 
@@ -207,16 +151,11 @@ static struct rp_rset *read_fold (const char *sub, fold_fn fn)
     for (size_t i = 1; i < l.n; i++) {
         rp_error_t error;
         if (fn (&acc, l.r[i], &error) < 0)
-            cmd_die (SUB, "%s: %s: %s", sub, origin (i, l.n),
-                     lib_text (&error));
+            cmd_die (SUB, "%s: %s: %s", sub, cmd_stdin_object (i, l.n),
+                     cmd_R_text (&error));
     }
     rlist_free (&l);
     return acc;
-}
-
-struct rp_rset *cmd_R_read_union (const char *sub)
-{
-    return read_fold (sub, fold_add);
 }
 
 static void print_rset (const char *sub, const struct rp_rset *r)
@@ -270,7 +209,7 @@ static void add_property (const char *sub, const char *prefix,
     if (colon && rp_idset_empty (ranks))
         cmd_die (SUB, "%s: %s'%s': no ranks after ':'", sub, prefix, arg);
     if (rp_rset_property_add (r, name, ranks, &error) < 0)
-        cmd_die (SUB, "%s: %s'%s': %s", sub, prefix, arg, lib_text (&error));
+        cmd_die (SUB, "%s: %s'%s': %s", sub, prefix, arg, cmd_R_text (&error));
     rp_idset_destroy (ranks);
     free (name);
 }
@@ -336,7 +275,7 @@ static void add_targets (const char *sub, struct rp_rset *r,
         if (rp_rset_add_target (r, rank, hostname_of (sub, h, i - 1), cores,
                                 gpus, &error)
             < 0)
-            cmd_die (SUB, "%s: %s", sub, lib_text (&error));
+            cmd_die (SUB, "%s: %s", sub, cmd_R_text (&error));
     }
 }
 
@@ -374,7 +313,7 @@ static struct rp_rset *encode_hwloc (const char *sub,
     rp_error_t error;
 
     if (!(r = rp_rset_from_hwloc (first, host, a->xml, &error)))
-        cmd_die (SUB, "%s: %s", sub, lib_text (&error));
+        cmd_die (SUB, "%s: %s", sub, cmd_R_text (&error));
     /* Accessors borrow until r changes: copy before adding targets. */
     snprintf (h->defhost, sizeof (h->defhost), "%s",
               rp_rset_hostname (r, first));
@@ -582,7 +521,7 @@ static int split_properties (const char *sub, char *list, char **terms)
          t = strtok_r (NULL, ",", &save)) {
         rp_error_t error;
         if (rp_rset_property_check (t + (t[0] == '^'), &error) < 0)
-            cmd_die (SUB, "%s: --properties: %s", sub, lib_text (&error));
+            cmd_die (SUB, "%s: --properties: %s", sub, cmd_R_text (&error));
         terms[n++] = t;
     }
     return n;
@@ -825,7 +764,7 @@ static int run_rerank (const struct r_cmd *cmd, int argc, char **argv)
     parse_plain (cmd, argc, argv, 1);
     r = read_fold (cmd->name, fold_add);
     if (rp_rset_rerank (r, argv[optind], &error) < 0)
-        cmd_die (SUB, "%s: %s", cmd->name, lib_text (&error));
+        cmd_die (SUB, "%s: %s", cmd->name, cmd_R_text (&error));
     print_rset (cmd->name, r);
     rp_rset_destroy (r);
     return 0;
@@ -839,7 +778,7 @@ static int run_remap (const struct r_cmd *cmd, int argc, char **argv)
     parse_plain (cmd, argc, argv, 0);
     r = read_fold (cmd->name, fold_add);
     if (rp_rset_remap (r, &error) < 0)
-        cmd_die (SUB, "%s: %s", cmd->name, lib_text (&error));
+        cmd_die (SUB, "%s: %s", cmd->name, cmd_R_text (&error));
     print_rset (cmd->name, r);
     rp_rset_destroy (r);
     return 0;
@@ -861,7 +800,7 @@ static int run_verify (const struct r_cmd *cmd, int argc, char **argv)
                  cmd->name, n);
     }
     if (rp_rset_verify (l.r[0], l.r[1], &error) < 0)
-        cmd_die (SUB, "%s: %s", cmd->name, lib_text (&error));
+        cmd_die (SUB, "%s: %s", cmd->name, cmd_R_text (&error));
     rlist_free (&l);
     return 0;
 }

@@ -37,10 +37,6 @@ int cmd_config (int argc, char **argv);
  * (argv[0] is "filter"), dispatched from cmd_jobspec and cmd_R. */
 int cmd_jobspec_create (int argc, char **argv);
 int cmd_R_filter (int argc, char **argv);
-/* The union of the R objects on stdin, read as the other `respol R`
- * subcommands read them (core/cmd/R.c); dies with "respol: R: SUB: ..."
- * on bad input or none. */
-struct rp_rset *cmd_R_read_union (const char *sub);
 /* `respol plugin new` (argv[0] is "new"), dispatched from cmd_plugin;
  * usage prints the usage of respol plugin, for --help. */
 int cmd_plugin_new (int argc, char **argv, void (*usage) (FILE *f));
@@ -172,6 +168,20 @@ json_t *cmd_json_stream (const char *sub, const char *buf, size_t len);
  * read and restored. */
 struct rp_rset **cmd_decode_rsets (char *buf, size_t len, size_t *np);
 void cmd_rsets_free (struct rp_rset **r, size_t n);
+
+/* Every R object on stdin for `respol CMD SUB` (`respol R filter`:
+ * "R", "filter"), each decoded from its own text where it can be
+ * (cmd_decode_rsets), else the stream read as JSON, whose messages stand;
+ * $RESPOL_MAX_MEMORY applies.  *np of them, at least one (caller frees
+ * with cmd_rsets_free).  Dies, what was read freed first, with
+ * "respol: CMD: SUB: no R on stdin" or "respol: CMD: SUB: stdin: object
+ * N: message" ("stdin: message" when there is one object). */
+struct rp_rset **cmd_read_rsets (const char *cmd, const char *sub, size_t *np);
+/* A library message without the "R: " it starts with. */
+const char *cmd_R_text (const rp_error_t *error);
+/* "stdin", or "stdin: object N" (N from 1) when there are n > 1 (a
+ * static buffer). */
+const char *cmd_stdin_object (size_t i, size_t n);
 
 /* Around the first load of this machine's topology in the process (hwloc
  * reads its plugin list once): skip the hwloc plugins a job's discovery

@@ -397,6 +397,65 @@ struct rp_rset **cmd_decode_rsets (char *buf, size_t len, size_t *np)
     return r ? r : calloc (1, sizeof (*r));
 }
 
+const char *cmd_R_text (const rp_error_t *error)
+{
+    if (!strncmp (error->text, "R: ", 3))
+        return error->text + 3;
+    return error->text;
+}
+
+const char *cmd_stdin_object (size_t i, size_t n)
+{
+    static char buf[64];
+
+    if (n == 1)
+        return "stdin";
+    snprintf (buf, sizeof (buf), "stdin: object %zu", i + 1);
+    return buf;
+}
+
+struct rp_rset **cmd_read_rsets (const char *cmd, const char *sub, size_t *np)
+{
+    char prog[64];
+    json_t *a;
+    struct rp_rset **r;
+    rp_error_t error;
+    char *buf;
+    size_t len, n;
+
+    snprintf (prog, sizeof (prog), "%s: %s", cmd, sub);
+    cmd_memory_limit (prog, NULL);
+    buf = cmd_read_rset (prog, stdin, "stdin", &len);
+    if ((r = cmd_decode_rsets (buf, len, &n))) {
+        free (buf);
+        if (n == 0) {
+            free (r);
+            cmd_die (cmd, "%s: no R on stdin", sub);
+        }
+        *np = n;
+        return r;
+    }
+    a = cmd_json_stream (prog, buf, len);
+    free (buf);
+    n = json_array_size (a);
+    if (n == 0 || !(r = calloc (n, sizeof (r[0])))) {
+        json_decref (a);
+        cmd_die (cmd, "%s: %s", sub, n ? "out of memory" : "no R on stdin");
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!(r[i] = rp_rset_from_json (json_array_get (a, i), &error))) {
+            char where[64];
+            snprintf (where, sizeof (where), "%s", cmd_stdin_object (i, n));
+            cmd_rsets_free (r, n);
+            json_decref (a);
+            cmd_die (cmd, "%s: %s: %s", sub, where, cmd_R_text (&error));
+        }
+    }
+    json_decref (a);
+    *np = n;
+    return r;
+}
+
 void cmd_print_json (const json_t *o)
 {
     char *s = json_dumps (o, JSON_SORT_KEYS | JSON_COMPACT | JSON_ENCODE_ANY);
