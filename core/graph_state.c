@@ -342,6 +342,36 @@ static void blk_fill (struct rp_gstate *s, rp_vertex_t p)
     }
 }
 
+/* blk_fill of a parent whose children are all held whole (whole: every
+ * member contributes nothing, so every entry is 0) or all up and free
+ * (each entry the maximum of its members' totals, one scan of the members
+ * for every type at once): a whole subtree set in one step. */
+static void blk_fill_uniform (struct rp_gstate *s, rp_vertex_t p, bool whole)
+{
+    const struct rp_graph *g = s->g;
+    size_t T = ntypes (g), n[MAX_LEVELS];
+    uint64_t off[MAX_LEVELS], cap[64], all = 0;
+    int L = levels (g, p, n, off);
+
+    if (!whole && T > 64) {
+        blk_fill (s, p);
+        return;
+    }
+    for (size_t t = 0; t < T && !whole; t++) {
+        cap[t] = UINT64_MAX;
+        all |= 1ull << t;
+    }
+    for (int l = 1; l <= L; l++) {
+        if (whole) {
+            memset (&s->blk[off[l]], 0, n[l] * T * sizeof (*s->blk));
+            continue;
+        }
+        for (size_t j = 0; j < n[l]; j++)
+            blk_recount_all (s, p, n, off, l, j, j * BLOCK, cap, all,
+                             &s->blk[off[l] + j * T]);
+    }
+}
+
 struct rp_gstate *gstate_create (struct rp_graph *g)
 {
     size_t nagg = (size_t)g->ninterior * ntypes (g);
@@ -784,7 +814,7 @@ static void subtree_fill (struct rp_gstate *s, rp_vertex_t v, bool whole,
     for (rp_vertex_t d = vs_first (w, g, v); blocks && d != NONE;
          d = vs_next (w, d))
         if (g->iidx[d] != NONE && g->blk_off[g->iidx[d]] != UINT64_MAX)
-            blk_fill (s, d);
+            blk_fill_uniform (s, d, whole);
 }
 
 /* subtree_fill, then v's ancestors once per type. */
