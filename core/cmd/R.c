@@ -105,14 +105,6 @@ static struct rlist read_rlist (const char *sub)
     return l;
 }
 
-typedef int (*fold_fn) (struct rp_rset **acc, const struct rp_rset *r,
-                        rp_error_t *error);
-
-static int fold_add (struct rp_rset **acc, const struct rp_rset *r,
-                     rp_error_t *error)
-{
-    return rp_rset_add (*acc, r, error);
-}
 
 static int fold_append (struct rp_rset **acc, const struct rp_rset *r,
                         rp_error_t *error)
@@ -139,23 +131,6 @@ static int fold_intersect (struct rp_rset **acc, const struct rp_rset *r,
                            rp_error_t *error)
 {
     return fold_new (acc, rp_rset_intersect (*acc, r, error));
-}
-
-/* Read every R on stdin and fold them left with fn. */
-static struct rp_rset *read_fold (const char *sub, fold_fn fn)
-{
-    struct rlist l = read_rlist (sub);
-    struct rp_rset *acc = l.r[0];
-
-    l.r[0] = NULL;
-    for (size_t i = 1; i < l.n; i++) {
-        rp_error_t error;
-        if (fn (&acc, l.r[i], &error) < 0)
-            cmd_die (SUB, "%s: %s: %s", sub, cmd_stdin_object (i, l.n),
-                     cmd_R_text (&error));
-    }
-    rlist_free (&l);
-    return acc;
 }
 
 static void print_rset (const char *sub, const struct rp_rset *r)
@@ -691,7 +666,7 @@ static int run_decode (const struct r_cmd *cmd, int argc, char **argv)
     struct rp_rset *r;
 
     parse_decode (cmd, argc, argv, &a);
-    r = read_fold (cmd->name, fold_add);
+    r = cmd_read_fold (SUB, cmd->name, cmd_fold_add);
     if (a.include)
         keep_ranks (cmd->name, &r,
                     targets_arg (cmd->name, "--include", r, a.include), false);
@@ -736,21 +711,21 @@ static int run_fold (const struct r_cmd *cmd, int argc, char **argv)
 {
     static const struct {
         const char *name;
-        fold_fn fn;
+        cmd_fold_fn fn;
     } folds[] = {
         { "append", fold_append },
-        { "union", fold_add },
+        { "union", cmd_fold_add },
         { "diff", fold_diff },
         { "intersect", fold_intersect },
     };
-    fold_fn fn = fold_add;
+    cmd_fold_fn fn = cmd_fold_add;
     struct rp_rset *r;
 
     parse_plain (cmd, argc, argv, 0);
     for (size_t i = 0; i < sizeof (folds) / sizeof (folds[0]); i++)
         if (!strcmp (cmd->name, folds[i].name))
             fn = folds[i].fn;
-    r = read_fold (cmd->name, fn);
+    r = cmd_read_fold (SUB, cmd->name, fn);
     print_rset (cmd->name, r);
     rp_rset_destroy (r);
     return 0;
@@ -762,7 +737,7 @@ static int run_rerank (const struct r_cmd *cmd, int argc, char **argv)
     rp_error_t error;
 
     parse_plain (cmd, argc, argv, 1);
-    r = read_fold (cmd->name, fold_add);
+    r = cmd_read_fold (SUB, cmd->name, cmd_fold_add);
     if (rp_rset_rerank (r, argv[optind], &error) < 0)
         cmd_die (SUB, "%s: %s", cmd->name, cmd_R_text (&error));
     print_rset (cmd->name, r);
@@ -776,7 +751,7 @@ static int run_remap (const struct r_cmd *cmd, int argc, char **argv)
     rp_error_t error;
 
     parse_plain (cmd, argc, argv, 0);
-    r = read_fold (cmd->name, fold_add);
+    r = cmd_read_fold (SUB, cmd->name, cmd_fold_add);
     if (rp_rset_remap (r, &error) < 0)
         cmd_die (SUB, "%s: %s", cmd->name, cmd_R_text (&error));
     print_rset (cmd->name, r);
@@ -810,7 +785,7 @@ static int run_set_property (const struct r_cmd *cmd, int argc, char **argv)
     struct rp_rset *r;
 
     parse_plain (cmd, argc, argv, -1);
-    r = read_fold (cmd->name, fold_add);
+    r = cmd_read_fold (SUB, cmd->name, cmd_fold_add);
     for (int i = optind; i < argc; i++)
         add_property (cmd->name, "", r, argv[i]);
     print_rset (cmd->name, r);

@@ -5,7 +5,7 @@
  *
  * stdin holds one or more concatenated R objects (RFC 20); their union
  * (rp_rset_add) is filtered.  They are read as the other `respol R`
- * subcommands read them (cmd_read_rsets: each object's text decoded
+ * subcommands read them (cmd_read_fold: each object's text decoded
  * without a JSON tree where it can be, the same messages either way).
  * CONSTRAINT is an RFC 31 JSON object when its first non-blank character
  * is '{', else an RFC 35 query (api/respol/constraint.h).  The matching
@@ -73,27 +73,6 @@ static struct rp_constraint *compile_arg (const char *arg)
     return c;
 }
 
-/* The union of the R objects on stdin. */
-static struct rp_rset *read_union (void)
-{
-    size_t n;
-    struct rp_rset **r = cmd_read_rsets (SUB, "filter", &n);
-    struct rp_rset *u = r[0];
-    rp_error_t error;
-
-    for (size_t i = 1; i < n; i++) {
-        if (rp_rset_add (u, r[i], &error) < 0) {
-            char where[64];
-            snprintf (where, sizeof (where), "%s", cmd_stdin_object (i, n));
-            cmd_rsets_free (r, n); /* what was read, freed before dying */
-            die ("%s: %s", where, cmd_R_text (&error));
-        }
-    }
-    r[0] = NULL;
-    cmd_rsets_free (r, n);
-    return u;
-}
-
 enum { OPT_CONFIG = 256 };
 
 static const struct option longopts[] = {
@@ -141,7 +120,7 @@ int cmd_R_filter (int argc, char **argv)
     if (config && !(cfg = cmd_load_config (SUB, config)))
         exit (EXIT_INPUT);
     c = compile_arg (argv[optind]);
-    r = read_union ();
+    r = cmd_read_fold (SUB, "filter", cmd_fold_add);
     if (!(result = rp_constraint_filter_rset (c, r, &error)))
         die ("%s", error.text);
     if (!(s = rp_rset_encode (result, 0)))

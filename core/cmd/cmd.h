@@ -177,6 +177,15 @@ void cmd_rsets_free (struct rp_rset **r, size_t n);
  * "respol: CMD: SUB: no R on stdin" or "respol: CMD: SUB: stdin: object
  * N: message" ("stdin: message" when there is one object). */
 struct rp_rset **cmd_read_rsets (const char *cmd, const char *sub, size_t *np);
+/* cmd_read_rsets, folded left with fn (cmd_fold_add: their union):
+ * dies with "respol: CMD: SUB: stdin: object N: message" where fn fails,
+ * what was read freed first. */
+typedef int (*cmd_fold_fn) (struct rp_rset **acc, const struct rp_rset *r,
+                            rp_error_t *error);
+struct rp_rset *cmd_read_fold (const char *cmd, const char *sub,
+                               cmd_fold_fn fn);
+int cmd_fold_add (struct rp_rset **acc, const struct rp_rset *r,
+                  rp_error_t *error);
 /* A library message without the "R: " it starts with. */
 const char *cmd_R_text (const rp_error_t *error);
 /* "stdin", or "stdin: object N" (N from 1) when there are n > 1 (a

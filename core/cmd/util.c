@@ -456,6 +456,34 @@ struct rp_rset **cmd_read_rsets (const char *cmd, const char *sub, size_t *np)
     return r;
 }
 
+int cmd_fold_add (struct rp_rset **acc, const struct rp_rset *r,
+                  rp_error_t *error)
+{
+    return rp_rset_add (*acc, r, error);
+}
+
+struct rp_rset *cmd_read_fold (const char *cmd, const char *sub,
+                               cmd_fold_fn fn)
+{
+    size_t n;
+    struct rp_rset **r = cmd_read_rsets (cmd, sub, &n);
+    struct rp_rset *acc = r[0];
+    rp_error_t error;
+
+    r[0] = NULL;
+    for (size_t i = 1; i < n; i++) {
+        if (fn (&acc, r[i], &error) < 0) {
+            char where[64];
+            snprintf (where, sizeof (where), "%s", cmd_stdin_object (i, n));
+            rp_rset_destroy (acc);
+            cmd_rsets_free (r, n); /* what was read, freed before dying */
+            cmd_die (cmd, "%s: %s: %s", sub, where, cmd_R_text (&error));
+        }
+    }
+    cmd_rsets_free (r, n);
+    return acc;
+}
+
 void cmd_print_json (const json_t *o)
 {
     char *s = json_dumps (o, JSON_SORT_KEYS | JSON_COMPACT | JSON_ENCODE_ANY);
