@@ -1554,6 +1554,7 @@ static void test_held (void)
         bool sat;
         const char *expect; /* R of job 2 */
         struct held_rec h;  /* when, calls and bad_zero not compared */
+        const char *first;  /* job 1's request, when not res */
     } cases[] = {
         /* Job 1 (the same request) took node0's cores 0-1 and gpu 0:
          * not counted; job 2's cores were retaken after the first pass
@@ -1591,6 +1592,19 @@ static void test_held (void)
           false,
           "1:c0-3g0-1",
           { .root_core = 4, .root_gpu = 1 } },
+        /* Job 1 took two of node0's socket 0 cores: socket 1 and three
+         * of its cores are held for the first socket, no second socket
+         * fits, and the undo takes them away before any question since
+         * (the rows never counted them: nothing to take from the rows);
+         * node1's last core question sees its socket 0's cores held. */
+        { "an undo of holds logged since the last question",
+          L (NODE ("1", "{type: socket, count: 2, with: [" SLOT (
+                            "1", CORE ("3")) "]}")),
+          "core",
+          false,
+          "1:c0-2,4-6",
+          { .root_core = 3 },
+          L (SLOT ("1", CORE ("2"))) },
     };
     struct rp_plugin p = { .instance = "fake", .kind = RP_PLUGIN_MATCH };
 
@@ -1600,6 +1614,8 @@ static void test_held (void)
         struct rp_matcher *m = matcher (G1);
         const struct rp_graph *g = rp_matcher_graph (m);
         struct rp_jobspec *js = jobspec (cases[i].res, NULL, 0);
+        struct rp_jobspec *js1 =
+            cases[i].first ? jobspec (cases[i].first, NULL, 0) : NULL;
         struct rp_rset *R = NULL;
         rp_error_t e;
         char out[512] = "";
@@ -1608,7 +1624,7 @@ static void test_held (void)
         if (rp_matcher_set_policy (m, &p, &e) < 0)
             BAIL_OUT ("set_policy: %s", e.text);
         hrec = (struct held_rec){ .when = -2 };
-        rp_rset_destroy (rp_matcher_allocate (m, 1, js, 0, &e));
+        rp_rset_destroy (rp_matcher_allocate (m, 1, js1 ? js1 : js, 0, &e));
         hrec =
             (struct held_rec){ .when = rp_graph_type_index (g, cases[i].when) };
         if (cases[i].sat)
@@ -1635,6 +1651,7 @@ static void test_held (void)
                 "held %s: a socket held as an ancestor: 0", cases[i].name);
         rp_rset_destroy (R);
         rp_jobspec_destroy (js);
+        rp_jobspec_destroy (js1);
         rp_matcher_destroy (m);
     }
     ok (rp_match_held (NULL, 0, 0) == 0, "rp_match_held (NULL) is 0");
