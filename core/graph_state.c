@@ -735,12 +735,50 @@ static rp_vertex_t sub_next (struct sub_it *it, rp_vertex_t d)
     return NONE;
 }
 
+/* graph_subtree within SUB_DEPTH levels below v: each open vertex's
+ * children as a cursor into g->child, so a leaf costs a store and a
+ * look at its child range (sub_next climbs back from every leaf: 42
+ * instructions a vertex of a whole node, this about 10).  SIZE_MAX when
+ * the subtree is deeper. */
+static size_t subtree_stack (const struct rp_graph *g, rp_vertex_t v,
+                             rp_vertex_t *out, size_t cap)
+{
+    uint32_t at[SUB_DEPTH], end[SUB_DEPTH];
+    size_t n = 1;
+    int d = 0;
+
+    if (cap > 0)
+        out[0] = v;
+    at[0] = g->child_off[v];
+    end[0] = g->child_off[v + 1];
+    while (d >= 0) {
+        if (at[d] == end[d]) {
+            d--;
+            continue;
+        }
+        rp_vertex_t c = g->child[at[d]++];
+        if (n < cap)
+            out[n] = c;
+        n++;
+        if (g->child_off[c] == g->child_off[c + 1])
+            continue;
+        if (++d == SUB_DEPTH)
+            return SIZE_MAX;
+        at[d] = g->child_off[c];
+        end[d] = g->child_off[c + 1];
+    }
+    return n;
+}
+
 size_t graph_subtree (const struct rp_graph *g, rp_vertex_t v, rp_vertex_t *out,
                       size_t cap)
 {
     struct sub_it it;
-    size_t n = 0;
+    size_t n = subtree_stack (g, v, out, cap);
 
+    if (n != SIZE_MAX)
+        return n;
+    n = 0;
     for (rp_vertex_t d = sub_first (&it, g, v); d != NONE;
          d = sub_next (&it, d), n++)
         if (n < cap)

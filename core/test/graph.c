@@ -1164,6 +1164,61 @@ static void test_random_states (const char *spec, bool whole)
     rp_graph_destroy (g);
 }
 
+/* The pre-order of v's subtree by the public accessors: the reference
+ * graph_subtree is held to. */
+static size_t preorder (const struct rp_graph *g, rp_vertex_t v,
+                        rp_vertex_t *out)
+{
+    size_t n = 0;
+    rp_vertex_t d = v;
+
+    while (d != RP_VERTEX_NONE) {
+        out[n++] = d;
+        if (rp_graph_child_first (g, d) != RP_VERTEX_NONE) {
+            d = rp_graph_child_first (g, d);
+            continue;
+        }
+        while (d != v && rp_graph_child_next (g, d) == RP_VERTEX_NONE)
+            d = rp_graph_parent (g, d);
+        d = d == v ? RP_VERTEX_NONE : rp_graph_child_next (g, d);
+    }
+    return n;
+}
+
+/* graph_subtree in pre-order at every depth: a chain of 40 levels (deeper
+ * than the listing's stack of cursors), a leaf and the next level under
+ * each, listed from the root and from a vertex 10 levels down. */
+static void test_subtree_deep (void)
+{
+    rp_error_t e;
+    struct rp_graph *g = rp_graph_create ();
+    rp_vertex_t top = add (g, "cluster", 0), p = top, mid = RP_VERTEX_NONE;
+    rp_vertex_t sub[128], ref[128];
+
+    for (int i = 0; i < 40; i++) {
+        rp_vertex_t leaf = add (g, "core", i);
+        rp_vertex_t next = add (g, "socket", i);
+        contain (g, p, leaf);
+        contain (g, p, next);
+        if (i == 10)
+            mid = next;
+        p = next;
+    }
+    if (rp_graph_finalize (g, &e) < 0)
+        BAIL_OUT ("finalize: %s", e.text);
+    size_t n = preorder (g, top, ref);
+    ok (n == 81 && graph_subtree (g, top, sub, 128) == n
+            && memcmp (sub, ref, n * sizeof (*sub)) == 0,
+        "graph_subtree: 40 levels deep, the pre-order of the accessors");
+    n = preorder (g, mid, ref);
+    ok (n == 59 && graph_subtree (g, mid, sub, 128) == n
+            && memcmp (sub, ref, n * sizeof (*sub)) == 0,
+        "graph_subtree: from a vertex inside, 29 levels deep: the same");
+    ok (graph_subtree (g, top, sub, 3) == 81 && sub[2] == rp_graph_child_next (g, sub[1]),
+        "graph_subtree: deep, the count past cap, the first cap filled");
+    rp_graph_destroy (g);
+}
+
 /* gstate_take_whole and gstate_put_whole: the same state as vertex by
  * vertex, refusals that change nothing, a put after a state change
  * below. */
@@ -2483,6 +2538,7 @@ int main (void)
     test_random_states ("nodes=66,racks=1,cores=65,gpus=2,memory=16GB", true);
     test_random_states ("nodes=300,racks=2,cores=2", true);
     test_whole ();
+    test_subtree_deep ();
     test_take_leaves ();
     test_put_whole_many ();
     test_index_rebuild ();
