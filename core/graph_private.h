@@ -88,6 +88,21 @@ bool graph_vertex_annotated (const struct rp_graph *g, rp_vertex_t v,
 size_t graph_subtree (const struct rp_graph *g, rp_vertex_t v, rp_vertex_t *out,
                       size_t cap);
 
+/* For a writer of R: the ids of the n vertices at v, stride bytes apart
+ * (records that begin with their vertex), of type index t[0] or t[1]
+ * (other types, and ids outside 0 .. UINT32_MAX, left out), as runs of
+ * consecutive ascending ids of one type in the order given, at most cap
+ * of them in run.  Their number, or SIZE_MAX when one vertex is a target
+ * or not a vertex (the vertices of a subtree below its target all have
+ * that target: the caller looked it up once), or more than cap runs. */
+struct graph_idrun {
+    int type;
+    int64_t lo, hi;
+};
+size_t graph_id_runs (const struct rp_graph *g, const rp_vertex_t *v,
+                      size_t stride, size_t n, const int t[2],
+                      struct graph_idrun *run, size_t cap);
+
 /* Hold v and everything below it exclusively and whole, as gstate_take
  * (d, size(d), true) of every vertex d of the subtree would, in one step:
  * the subtree's aggregates and block summaries set at once, v's ancestors
