@@ -120,6 +120,19 @@ int gstate_take_whole_list (struct rp_gstate *s, rp_vertex_t v,
  * whole: 0, or -1 (nothing changed) when some vertex is not held whole.
  * While everything is up, in one step; otherwise vertex by vertex. */
 int gstate_put_whole (struct rp_gstate *s, rp_vertex_t v);
+/* The pre-commit check of a subtree held whole (core/match_verify.c),
+ * as its holds were logged: the n records at v, stride bytes apart, each
+ * beginning with its vertex, the root first, then the others.  Record k
+ * gets where[its vertex] = first + k.  Returns n when every record's
+ * vertex is held whole exclusively (used == size, not shared), up (up:
+ * true), and, but for the root's, below a vertex of an earlier record
+ * (every one is in the root's subtree), and nothing of the root's subtree
+ * is free (its aggregates are 0: none of it left out); else the first
+ * record that is not (0 also when something of the subtree is free).
+ * O(n + types): a vertex costs a few loads, no walk. */
+size_t gstate_whole_check (const struct rp_gstate *s, const rp_vertex_t *v,
+                           size_t stride, size_t n, bool up, uint32_t *where,
+                           uint32_t first);
 /* gstate_put_whole of the roots of disjoint subtrees in turn, the
  * subtrees listed in sub one after another, each as graph_subtree lists
  * it (its root first) and followed by RP_VERTEX_NONE, n entries in all

@@ -917,6 +917,38 @@ int gstate_put_whole (struct rp_gstate *s, rp_vertex_t v)
     return 0;
 }
 
+size_t gstate_whole_check (const struct rp_gstate *s, const rp_vertex_t *v,
+                           size_t stride, size_t n, bool up, uint32_t *where,
+                           uint32_t first)
+{
+    const struct rp_graph *g = s->g;
+    const char *p = (const char *)v;
+    size_t T = ntypes (g);
+    /* in locals: the stores to where[] would have them read again */
+    const struct vertex *vx = g->v;
+    const uint8_t *state = s->state;
+    const uint32_t *shared = s->shared;
+    const uint64_t *used = s->used;
+    const uint32_t nv = g->n;
+
+    for (size_t k = 0; k < n; k++, p += stride) {
+        rp_vertex_t d = *(const rp_vertex_t *)p, a;
+        if (d >= nv
+            || (k > 0
+                && ((a = vx[d].parent) == NONE
+                    || where[a] - first >= (uint32_t)k)) /* below first too */
+            || (up && state[d] != RP_VERTEX_UP) || shared[d] > 0
+            || used[d] != vx[d].size)
+            return k;
+        where[d] = first + (uint32_t)k;
+    }
+    rp_vertex_t root = n > 0 ? *v : NONE;
+    for (size_t t = 0; root != NONE && g->iidx[root] != NONE && t < T; t++)
+        if (s->agg[(size_t)g->iidx[root] * T + t] != 0)
+            return 0;
+    return n;
+}
+
 /* Roots of one parent put back by gstate_put_whole_many whose parent and
  * ancestors are still to be told (p: NONE when none), with p's summary
  * levels. */

@@ -282,6 +282,13 @@ int match_take_whole (struct rp_match *x, rp_vertex_t c, size_t unit)
     return 1;
 }
 
+size_t match_whole_end (const struct hold *h, size_t i, size_t n)
+{
+    while (++i < n && h[i].whole == WHOLE_PART)
+        ;
+    return i;
+}
+
 int match_take_logged (struct rp_match *x, rp_vertex_t c, size_t unit)
 {
     return take (x, c, rp_graph_vertex_size (x->g, c), true, HOLD_UNIT, unit,

@@ -209,15 +209,6 @@ static int whole_items (const struct rp_matcher *m, struct ritems *r,
     return 1;
 }
 
-/* The end of the subtree held whole whose root is holds[i]: the parts
- * logged after it (match_take_whole). */
-static size_t whole_end (const struct hold *holds, size_t i, size_t n)
-{
-    while (++i < n && holds[i].whole == WHOLE_PART)
-        ;
-    return i;
-}
-
 /* The holds at or below execution targets as R items, sorted by rank
  * (*k of them), or NULL (ENOMEM): in buf (RITEM_BUF entries, the
  * caller's) when they fit, else allocated (ritems_free).  ranges: a
@@ -236,7 +227,7 @@ static struct ritem *rank_items (const struct rp_matcher *m,
 
     for (size_t i = 0; i < n; i++) {
         if (ranges && holds[i].whole == WHOLE_ROOT
-            && (e = whole_end (holds, i, n)) > i + 1
+            && (e = match_whole_end (holds, i, n)) > i + 1
             && (rc = whole_items (m, &r, &holds[i], e - i - 1)) != 0) {
             if (rc < 0)
                 goto nomem;

@@ -1282,6 +1282,77 @@ static void test_whole (void)
     rp_graph_destroy (g);
 }
 
+/* gstate_whole_check with where[] zeroed first, as match_verify leaves it. */
+static size_t wcheck (const struct rp_gstate *s, const rp_vertex_t *v,
+                      size_t stride, size_t n, bool up, uint32_t *where,
+                      uint32_t first)
+{
+    memset (where, 0, rp_graph_nvertices (s->g) * sizeof (*where));
+    return gstate_whole_check (s, v, stride, n, up, where, first);
+}
+
+/* gstate_whole_check, the pre-commit check of a subtree held whole: its
+ * list as logged passes and numbers every vertex; a vertex of another
+ * subtree held whole (a double allocation), one not held, one before its
+ * parent, one down, and a vertex of the subtree left free are each
+ * refused at their place. */
+static void test_whole_check (void)
+{
+    rp_error_t e;
+    struct rp_graph *g = rp_graph_generate ("nodes=2,sockets=2,cores=2", &e);
+    struct rp_gstate *s = graph_live (g);
+    rp_vertex_t node0 = rp_graph_rank_vertex (g, 0);
+    rp_vertex_t node1 = rp_graph_rank_vertex (g, 1);
+    rp_vertex_t sub[16], sub1[16], bad[16];
+    uint32_t *where = calloc (rp_graph_nvertices (g), sizeof (*where));
+    size_t n = graph_subtree (g, node0, sub, 16);
+    bool numbered = true;
+
+    (void)graph_subtree (g, node1, sub1, 16);
+    if (!where || n != 7 || gstate_take_whole (s, node0) < 0
+        || gstate_take_whole (s, node1) < 0)
+        BAIL_OUT ("test_whole_check: setup");
+    ok (wcheck (s, sub, sizeof (*sub), n, true, where, 5) == n,
+        "whole check: node0's list as logged passes");
+    for (size_t k = 0; k < n; k++)
+        numbered &= where[sub[k]] == 5 + k;
+    ok (numbered, "... each vertex numbered first + its place");
+    memcpy (bad, sub, sizeof (sub));
+    bad[3] = sub1[3]; /* a core of node1, held whole by another subtree */
+    ok (wcheck (s, bad, sizeof (*bad), n, true, where, 1) == 3,
+        "whole check: a core of node1 in node0's list: refused there");
+    memcpy (bad, sub, sizeof (sub));
+    bad[2] = sub[3];
+    bad[3] = sub[2];
+    bad[1] = sub[4]; /* socket1 where socket0 was: its cores' parent late */
+    ok (wcheck (s, bad, sizeof (*bad), n, true, where, 1) == 2,
+        "whole check: a core listed before its parent: refused there");
+    ok (wcheck (s, sub, 2 * sizeof (*sub), 3, true, where, 1) == 1,
+        "whole check: every other vertex, a core without its socket: "
+        "refused");
+    (void)rp_graph_set_state (g, sub[6], RP_VERTEX_DOWN, &e);
+    ok (wcheck (s, sub, sizeof (*sub), n, true, where, 1) == 6,
+        "whole check: a core down: refused there");
+    ok (wcheck (s, sub, sizeof (*sub), n, false, where, 1) == n,
+        "whole check: ... but for satisfiability, states left out");
+    (void)rp_graph_set_state (g, sub[6], RP_VERTEX_UP, &e);
+    (void)gstate_put_whole (s, node0);
+    for (size_t k = 0; k + 1 < n; k++)
+        (void)gstate_take (s, sub[k], 1, true);
+    ok (wcheck (s, sub, sizeof (*sub), n, true, where, 1) == 6,
+        "whole check: the last core not held: refused there");
+    ok (wcheck (s, sub, sizeof (*sub), n - 1, true, where, 1) == 0,
+        "whole check: ... and left out of the list: the root's subtree "
+        "is not all held");
+    for (size_t k = 0; k + 1 < n; k++)
+        (void)gstate_put (s, sub[k], 1, true);
+    ok (gstate_put_whole (s, node1) == 0 && gstate_check (s, &e) == 0
+            && gstate_idle (s, rp_graph_root (g)),
+        "whole check: changes nothing in the state");
+    free (where);
+    rp_graph_destroy (g);
+}
+
 /* gstate_take_leaves: a slot's cores in one step, as taken one by one
  * (aggregates and block summaries recounted after every list, in walk
  * order, backwards, scattered and across parents), each put back by
@@ -2539,6 +2610,7 @@ int main (void)
     test_random_states ("nodes=300,racks=2,cores=2", true);
     test_whole ();
     test_subtree_deep ();
+    test_whole_check ();
     test_take_leaves ();
     test_put_whole_many ();
     test_index_rebuild ();
