@@ -1282,6 +1282,32 @@ static void test_whole (void)
     rp_graph_destroy (g);
 }
 
+/* A whole rack from its list, more interior vertices (31) than the fill
+ * keeps for a second look: taken and put back as recounted. */
+static void test_whole_many_inner (void)
+{
+    rp_error_t e;
+    struct rp_graph *g =
+        rp_graph_generate ("nodes=20,racks=2,sockets=2,cores=2", &e);
+    struct rp_gstate *s = graph_live (g);
+    rp_vertex_t rack = rp_graph_child_first (g, rp_graph_root (g));
+    rp_vertex_t sub[128];
+    size_t n = graph_subtree (g, rack, sub, 127);
+
+    sub[n] = RP_VERTEX_NONE;
+    ok (n == 71 && gstate_take_whole_list (s, rack, sub, n) == 0
+            && gstate_check (s, &e) == 0
+            && gstate_used (s, sub[n - 1]) == 1
+            && gstate_agg (s, rp_graph_root (g),
+                           rp_graph_type_index (g, "core"))
+                   == 40,
+        "take whole from a list of 31 interior vertices: as recounted");
+    ok (gstate_put_whole_many (s, sub, n + 1) == 0 && gstate_check (s, &e) == 0
+            && gstate_idle (s, rp_graph_root (g)),
+        "... put back from the list: idle, as recounted");
+    rp_graph_destroy (g);
+}
+
 /* gstate_whole_check with where[] zeroed first, as match_verify leaves it. */
 static size_t wcheck (const struct rp_gstate *s, const rp_vertex_t *v,
                       size_t stride, size_t n, bool up, uint32_t *where,
@@ -2611,6 +2637,7 @@ int main (void)
     test_whole ();
     test_subtree_deep ();
     test_whole_check ();
+    test_whole_many_inner ();
     test_take_leaves ();
     test_put_whole_many ();
     test_index_rebuild ();
