@@ -785,6 +785,21 @@ rp_vertex_t rp_graph_target (const struct rp_graph *g, rp_vertex_t v)
     return NONE;
 }
 
+int graph_sizes (const struct rp_graph *g, const rp_vertex_t *v, size_t n,
+                 uint64_t *out, size_t stride)
+{
+    const struct vertex *vx = g ? g->v : NULL;
+    const uint32_t nv = g ? g->n : 0;
+    char *p = (char *)out;
+
+    for (size_t i = 0; i < n; i++, p += stride) {
+        if (v[i] >= nv)
+            return -1;
+        *(uint64_t *)p = vx[v[i]].size;
+    }
+    return 0;
+}
+
 size_t graph_id_runs (const struct rp_graph *g, const rp_vertex_t *v,
                      size_t stride, size_t n, const int t[2],
                      struct graph_idrun *run, size_t cap)

@@ -88,6 +88,11 @@ bool graph_vertex_annotated (const struct rp_graph *g, rp_vertex_t v,
 size_t graph_subtree (const struct rp_graph *g, rp_vertex_t v, rp_vertex_t *out,
                       size_t cap);
 
+/* The sizes of the n vertices v[i] into out, stride bytes apart (a field
+ * of records, for a writer of many holds): 0, or -1 when one is not a
+ * vertex (those before it written). */
+int graph_sizes (const struct rp_graph *g, const rp_vertex_t *v, size_t n,
+                 uint64_t *out, size_t stride);
 /* For a writer of R: the ids of the n vertices at v, stride bytes apart
  * (records that begin with their vertex), of type index t[0] or t[1]
  * (other types, and ids outside 0 .. UINT32_MAX, left out), as runs of

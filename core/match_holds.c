@@ -234,7 +234,7 @@ static size_t subtree_list (struct rp_match *x, rp_vertex_t c)
 static int log_whole (struct rp_match *x, const rp_vertex_t *sub, size_t n,
                       size_t unit)
 {
-    struct rp_matcher *m = x->m;
+    uint32_t *mark = x->m->mark, epoch = x->m->epoch;
 
     while (x->logcap - x->nlog < n)
         if (match_grow ((void **)&x->log, &x->logcap, sizeof (*x->log)) < 0)
@@ -243,14 +243,17 @@ static int log_whole (struct rp_match *x, const rp_vertex_t *sub, size_t n,
     for (size_t i = 0; i < n; i++) {
         rp_vertex_t v = sub[i];
         h[i] = (struct hold){ .v = v,
-                              .kind = i == 0 ? HOLD_UNIT : HOLD_FILL,
+                              .kind = HOLD_FILL,
                               .exclusive = true,
-                              .marked = m->mark[v] != m->epoch,
-                              .whole = i == 0 ? WHOLE_ROOT : WHOLE_PART,
-                              .amount = rp_graph_vertex_size (x->g, v),
+                              .marked = mark[v] != epoch,
+                              .whole = WHOLE_PART,
                               .unit = unit };
-        m->mark[v] = m->epoch;
+        mark[v] = epoch;
     }
+    h[0].kind = HOLD_UNIT;
+    h[0].whole = WHOLE_ROOT;
+    /* the amounts: the vertices' sizes (the list's are vertices) */
+    (void)graph_sizes (x->g, sub, n, &h[0].amount, sizeof (*h));
     x->nlog += n;
     return 0;
 }

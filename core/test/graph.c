@@ -1282,6 +1282,34 @@ static void test_whole (void)
     rp_graph_destroy (g);
 }
 
+/* graph_sizes into a field of records: each vertex's size, -1 at a
+ * handle that is no vertex. */
+static void test_sizes (void)
+{
+    rp_error_t e;
+    struct rp_graph *g =
+        rp_graph_generate ("nodes=1,sockets=1,cores=2,memory=8GB", &e);
+    rp_vertex_t v[8];
+    struct {
+        char pad[5];
+        uint64_t size;
+    } rec[8];
+    size_t n = graph_subtree (g, rp_graph_root (g), v, 8);
+    bool same = true;
+
+    memset (rec, 0, sizeof (rec));
+    ok (n == 6 && graph_sizes (g, v, n, &rec[0].size, sizeof (rec[0])) == 0,
+        "graph_sizes: a whole cluster's");
+    for (size_t i = 0; i < n; i++)
+        same &= rec[i].size == rp_graph_vertex_size (g, v[i]);
+    ok (same && rec[n - 1].size + rec[n - 2].size > 2,
+        "... each its vertex's size, the memory's among them");
+    v[2] = rp_graph_nvertices (g);
+    ok (graph_sizes (g, v, n, &rec[0].size, sizeof (rec[0])) < 0,
+        "graph_sizes: a handle that is no vertex: -1");
+    rp_graph_destroy (g);
+}
+
 /* A whole rack from its list, more interior vertices (31) than the fill
  * keeps for a second look: taken and put back as recounted. */
 static void test_whole_many_inner (void)
@@ -2638,6 +2666,7 @@ int main (void)
     test_subtree_deep ();
     test_whole_check ();
     test_whole_many_inner ();
+    test_sizes ();
     test_take_leaves ();
     test_put_whole_many ();
     test_index_rebuild ();
