@@ -121,6 +121,13 @@ int gstate_take_whole (struct rp_gstate *s, rp_vertex_t v);
  * walked again.  -1 also when sub[0] is not v. */
 int gstate_take_whole_list (struct rp_gstate *s, rp_vertex_t v,
                             const rp_vertex_t *sub, size_t n);
+/* gstate_take_whole of v, its subtree listed into sub (cap entries, as
+ * graph_subtree lists it) by the walk that checks it, for a caller that
+ * logs it: the number of its vertices, taken and listed when at most
+ * cap, else nothing changed (make room for them and call again); 0 when
+ * refused (nothing changed; sub is not a full list). */
+size_t gstate_take_whole_into (struct rp_gstate *s, rp_vertex_t v,
+                               rp_vertex_t *sub, size_t cap);
 /* Undo gstate_take_whole (v), or the takes of every vertex of v's subtree
  * whole: 0, or -1 (nothing changed) when some vertex is not held whole.
  * While everything is up, in one step; otherwise vertex by vertex. */

@@ -35,7 +35,10 @@
  * for all of them, each member's state and aggregates read once.  A
  * caller that listed the subtree already (the matcher, to log its holds)
  * passes the list (gstate_take_whole_list): the check and the set read it
- * instead of walking the subtree twice more.  Freeing a job puts its
+ * instead of walking the subtree twice more; the matcher has the state
+ * list it (gstate_take_whole_into), the walk that lists it checking it
+ * too, so an exclusive node is walked once, and the list serves the
+ * set, the log, the pre-commit check (gstate_whole_check) and R.  Freeing a job puts its
  * whole nodes back together (gstate_put_whole_many), from the lists of
  * their subtrees the job's holds keep (not walked again): a run of roots
  * under one parent adds to the parent's aggregates and climbs above it
@@ -735,18 +738,48 @@ static rp_vertex_t sub_next (struct sub_it *it, rp_vertex_t d)
     return NONE;
 }
 
+#define SUB_DEEP SIZE_MAX        /* subtree_stack: deeper than SUB_DEPTH */
+#define SUB_REFUSED (SIZE_MAX - 1) /* a vertex is not free (s given) */
+
+/* The arrays free_whole reads, in locals: the walk's stores would have
+ * them read again through s. */
+struct free_of {
+    const uint8_t *state;
+    const uint32_t *shared;
+    const uint64_t *used;
+    const struct vertex *vx;
+};
+
+/* v free to be taken whole: up, of size 1 or more, none of it held. */
+static inline bool free_whole (const struct free_of *f, rp_vertex_t v)
+{
+    return f->state[v] == RP_VERTEX_UP && f->shared[v] == 0
+           && f->used[v] == 0 && f->vx[v].size > 0;
+}
+
 /* graph_subtree within SUB_DEPTH levels below v: each open vertex's
  * children as a cursor into g->child, so a leaf costs a store and a
  * look at its child range (sub_next climbs back from every leaf: 42
- * instructions a vertex of a whole node, this about 10).  SIZE_MAX when
- * the subtree is deeper. */
+ * instructions a vertex of a whole node, this about 10).  SUB_DEEP when
+ * the subtree is deeper; with s, SUB_REFUSED at the first vertex that
+ * is not free_whole (the check of a whole take in the same walk). */
 static size_t subtree_stack (const struct rp_graph *g, rp_vertex_t v,
-                             rp_vertex_t *out, size_t cap)
+                             rp_vertex_t *out, size_t cap,
+                             const struct rp_gstate *s)
 {
     uint32_t at[SUB_DEPTH], end[SUB_DEPTH];
     size_t n = 1;
     int d = 0;
+    const struct free_of f = {
+        .state = s ? s->state : NULL,
+        .shared = s ? s->shared : NULL,
+        .used = s ? s->used : NULL,
+        .vx = g->v,
+    };
+    const bool check = s != NULL;
 
+    if (check && !free_whole (&f, v))
+        return SUB_REFUSED;
     if (cap > 0)
         out[0] = v;
     at[0] = g->child_off[v];
@@ -757,13 +790,15 @@ static size_t subtree_stack (const struct rp_graph *g, rp_vertex_t v,
             continue;
         }
         rp_vertex_t c = g->child[at[d]++];
+        if (check && !free_whole (&f, c))
+            return SUB_REFUSED;
         if (n < cap)
             out[n] = c;
         n++;
         if (g->child_off[c] == g->child_off[c + 1])
             continue;
         if (++d == SUB_DEPTH)
-            return SIZE_MAX;
+            return SUB_DEEP;
         at[d] = g->child_off[c];
         end[d] = g->child_off[c + 1];
     }
@@ -774,9 +809,9 @@ size_t graph_subtree (const struct rp_graph *g, rp_vertex_t v, rp_vertex_t *out,
                       size_t cap)
 {
     struct sub_it it;
-    size_t n = subtree_stack (g, v, out, cap);
+    size_t n = subtree_stack (g, v, out, cap, NULL);
 
-    if (n != SIZE_MAX)
+    if (n != SUB_DEEP)
         return n;
     n = 0;
     for (rp_vertex_t d = sub_first (&it, g, v); d != NONE;
@@ -960,6 +995,27 @@ int gstate_take_whole_list (struct rp_gstate *s, rp_vertex_t v,
         return -1;
     subtree_set (s, v, true, &w);
     return 0;
+}
+
+size_t gstate_take_whole_into (struct rp_gstate *s, rp_vertex_t v,
+                               rp_vertex_t *sub, size_t cap)
+{
+    if (!s || v >= s->g->n || !gstate_path_up (s, v))
+        return 0;
+    size_t n = subtree_stack (s->g, v, sub, cap, s);
+    if (n == SUB_DEEP) {
+        n = graph_subtree (s->g, v, sub, cap);
+        if (n <= cap && gstate_take_whole_list (s, v, sub, n) < 0)
+            return 0;
+        return n;
+    }
+    if (n == SUB_REFUSED)
+        return 0;
+    if (n <= cap) {
+        struct vset w = { .list = sub, .n = n };
+        subtree_set (s, v, true, &w);
+    }
+    return n;
 }
 
 int gstate_take_whole (struct rp_gstate *s, rp_vertex_t v)

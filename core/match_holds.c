@@ -264,17 +264,31 @@ static int log_whole (struct rp_match *x, const rp_vertex_t *sub, size_t n,
  * up to the one the state refuses. */
 int match_take_whole (struct rp_match *x, rp_vertex_t c, size_t unit)
 {
-    size_t n = subtree_list (x, c);
+    struct rp_matcher *m = x->m;
+    size_t n;
 
-    if (n == SIZE_MAX)
-        return match_nomem (x);
     /* a leaf (a core of a slot) is one take: no bulk step to gain */
-    if (n > 1 && gstate_take_whole_list (x->s, c, x->m->sub, n) == 0) {
-        if (log_whole (x, x->m->sub, n, unit) == 0)
+    if (rp_graph_child_first (x->g, c) == RP_VERTEX_NONE)
+        return take (x, c, rp_graph_vertex_size (x->g, c), true, HOLD_UNIT,
+                     unit, WHOLE_NONE);
+    /* listed by the walk that checks and takes it */
+    while ((n = gstate_take_whole_into (x->s, c, m->sub, m->subcap))
+           > m->subcap) {
+        rp_vertex_t *sub = realloc (m->sub, n * sizeof (*sub));
+        if (!sub)
+            return match_nomem (x);
+        m->sub = sub;
+        m->subcap = n;
+    }
+    if (n > 0) {
+        if (log_whole (x, m->sub, n, unit) == 0)
             return 1;
         (void)gstate_put_whole (x->s, c);
         return match_nomem (x);
     }
+    /* refused: vertex by vertex, up to the one the state refuses */
+    if ((n = subtree_list (x, c)) == SIZE_MAX)
+        return match_nomem (x);
     for (size_t i = 0; i < n; i++) {
         rp_vertex_t v = x->m->sub[i];
         int rc = take (x, v, rp_graph_vertex_size (x->g, v), true,

@@ -1216,6 +1216,19 @@ static void test_subtree_deep (void)
         "graph_subtree: from a vertex inside, 29 levels deep: the same");
     ok (graph_subtree (g, top, sub, 3) == 81 && sub[2] == rp_graph_child_next (g, sub[1]),
         "graph_subtree: deep, the count past cap, the first cap filled");
+    struct rp_gstate *s = graph_live (g);
+    n = preorder (g, top, ref);
+    ok (gstate_take_whole_into (s, top, sub, 3) == n
+            && gstate_idle (s, top),
+        "take whole into: deep, cap too small: the count, nothing taken");
+    ok (gstate_take_whole_into (s, top, sub, 128) == n
+            && memcmp (sub, ref, n * sizeof (*sub)) == 0
+            && gstate_used (s, ref[n - 1]) == 1 && gstate_check (s, &e) == 0,
+        "take whole into: deep, listed and taken");
+    ok (gstate_take_whole_into (s, mid, sub, 128) == 0,
+        "take whole into: deep, held: refused");
+    ok (gstate_put_whole (s, top) == 0 && gstate_idle (s, top),
+        "... put back whole");
     rp_graph_destroy (g);
 }
 
@@ -1260,9 +1273,26 @@ static void test_whole (void)
         "take whole from node0's list: as without it");
     ok (gstate_put_whole (s, node0) == 0 && gstate_idle (s, root),
         "... and put whole");
+    rp_vertex_t into[16];
+    ok (gstate_take_whole_into (s, node0, into, 2) == n && gstate_idle (s, root),
+        "take whole into a list too small: its count, nothing taken");
+    ok (gstate_take_whole_into (s, node0, into, 16) == n
+            && memcmp (into, sub, n * sizeof (*sub)) == 0
+            && gstate_check (s, &e) == 0 && gstate_used (s, core) == 1
+            && gstate_agg (s, root, rp_graph_type_index (g, "core")) == 4,
+        "take whole into: listed as graph_subtree lists it, taken");
+    ok (gstate_take_whole_into (s, node0, into, 16) == 0
+            && gstate_take_whole_into (s, sock1, into, 16) == 0
+            && gstate_check (s, &e) == 0,
+        "take whole into, held: refused, nothing changed");
+    ok (gstate_put_whole (s, node0) == 0 && gstate_idle (s, root),
+        "... put whole");
     ok (gstate_take (s, core, 1, true) == 0 && gstate_take_whole (s, node0) < 0
             && gstate_used (s, node0) == 0 && gstate_check (s, &e) == 0,
         "take whole with one core held below: refused, nothing changed");
+    ok (gstate_take_whole_into (s, node0, into, 16) == 0
+            && gstate_used (s, node0) == 0 && gstate_check (s, &e) == 0,
+        "take whole into, one core held below: refused, nothing changed");
     ok (gstate_put_whole (s, sock1) < 0 && gstate_used (s, core) == 1,
         "put whole of a subtree held in part: refused, nothing changed");
     (void)gstate_put (s, core, 1, true);
