@@ -126,7 +126,25 @@ static const char *unit_name (const struct rp_match *x, const struct unit *u,
     return buf;
 }
 
-static int verify_unit (struct rp_match *x, size_t i, const uint64_t *pool)
+/* The target of the last slot unit asked for (a slot's units come
+ * together: its target found once, not once per unit below it). */
+struct slot_target {
+    size_t s;
+    rp_vertex_t tv;
+};
+
+static rp_vertex_t slot_target (const struct rp_match *x, struct slot_target *c,
+                                size_t s)
+{
+    if (c->s != s) {
+        c->s = s;
+        c->tv = rp_graph_target (x->g, x->units[s].v);
+    }
+    return c->tv;
+}
+
+static int verify_unit (struct rp_match *x, size_t i, const uint64_t *pool,
+                        struct slot_target *st)
 {
     const struct unit *u = &x->units[i];
     const struct req *q = u->req;
@@ -167,8 +185,7 @@ static int verify_unit (struct rp_match *x, size_t i, const uint64_t *pool)
                        unit_name (x, u, name, sizeof (name)),
                        q->exclusive ? "exclusively" : "shared");
     if ((s = slot_above (x, i)) != NO_UNIT
-        && rp_graph_target (x->g, u->v)
-               != rp_graph_target (x->g, x->units[s].v))
+        && rp_graph_target (x->g, u->v) != slot_target (x, st, s))
         return refuse (x, "%s is outside its slot's target",
                        unit_name (x, u, name, sizeof (name)));
     return 0;
@@ -216,6 +233,7 @@ int match_verify (struct rp_match *x)
 {
     size_t k = 1, n = x->nunits;
     uint64_t *counts = NULL, *pool = NULL;
+    struct slot_target st = { .s = NO_UNIT };
     int rc = -1;
 
     for (size_t i = 0; i < x->nreqs; i++)
@@ -235,7 +253,7 @@ int match_verify (struct rp_match *x)
     for (size_t i = 0; i < n; i++) {
         size_t p = x->units[i].parent == NO_UNIT ? 0 : x->units[i].parent + 1;
         counts[p * k + x->units[i].req->index]++;
-        if (verify_unit (x, i, pool) < 0)
+        if (verify_unit (x, i, pool, &st) < 0)
             goto done;
     }
     rc = verify_counts (x, counts, k);
