@@ -801,8 +801,8 @@ int graph_sizes (const struct rp_graph *g, const rp_vertex_t *v, size_t n,
 }
 
 size_t graph_id_runs (const struct rp_graph *g, const rp_vertex_t *v,
-                     size_t stride, size_t n, const int t[2],
-                     struct graph_idrun *run, size_t cap)
+                      size_t stride, size_t n, const int t[2],
+                      struct graph_idrun *run, size_t cap)
 {
     const char *p = (const char *)v;
     const struct vertex *vx = g ? g->v : NULL;

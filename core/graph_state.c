@@ -38,8 +38,9 @@
  * instead of walking the subtree twice more; the matcher has the state
  * list it (gstate_take_whole_into), the walk that lists it checking it
  * too, so an exclusive node is walked once, and the list serves the
- * set, the log, the pre-commit check (gstate_whole_check) and R.  Freeing a job puts its
- * whole nodes back together (gstate_put_whole_many), from the lists of
+ * set, the log, the pre-commit check (gstate_whole_check) and R.
+ * Freeing a job puts its whole nodes back together
+ * (gstate_put_whole_many), from the lists of
  * their subtrees the job's holds keep (not walked again): a run of roots
  * under one parent adds to the parent's aggregates and climbs above it
  * once, and raises the parent's block maxima (increases only: nothing
@@ -738,7 +739,7 @@ static rp_vertex_t sub_next (struct sub_it *it, rp_vertex_t d)
     return NONE;
 }
 
-#define SUB_DEEP SIZE_MAX        /* subtree_stack: deeper than SUB_DEPTH */
+#define SUB_DEEP SIZE_MAX          /* subtree_stack: deeper than SUB_DEPTH */
 #define SUB_REFUSED (SIZE_MAX - 1) /* a vertex is not free (s given) */
 
 /* The arrays free_whole reads, in locals: the walk's stores would have
@@ -753,8 +754,8 @@ struct free_of {
 /* v free to be taken whole: up, of size 1 or more, none of it held. */
 static inline bool free_whole (const struct free_of *f, rp_vertex_t v)
 {
-    return f->state[v] == RP_VERTEX_UP && f->shared[v] == 0
-           && f->used[v] == 0 && f->vx[v].size > 0;
+    return f->state[v] == RP_VERTEX_UP && f->shared[v] == 0 && f->used[v] == 0
+           && f->vx[v].size > 0;
 }
 
 /* graph_subtree within SUB_DEPTH levels below v: each open vertex's

@@ -114,8 +114,8 @@ static int add_ids (struct rp_idset *ids[2], const struct ritem *it, size_t n)
     int kind = -1;
 
     for (size_t i = 0; i <= n; i++) {
-        bool in = i < n && it[i].kind < 2 && it[i].id >= 0
-                  && it[i].hi <= UINT32_MAX;
+        bool in =
+            i < n && it[i].kind < 2 && it[i].id >= 0 && it[i].hi <= UINT32_MAX;
         if (in && it[i].kind == kind && it[i].id == hi + 1)
             hi = it[i].hi;
         else if (in && it[i].kind == kind && it[i].hi == lo - 1)
@@ -237,9 +237,12 @@ static struct ritem *rank_items (const struct rp_matcher *m,
             continue;
         }
         rp_vertex_t tv = rp_graph_target (g, holds[i].v);
-        /* a target's holds come together: its rank looked up once */
+        /* a target's holds come together: its rank looked up once (the
+         * holds above targets, between them, do not forget it) */
+        if (tv == RP_VERTEX_NONE)
+            continue;
         if (tv != last) {
-            rank = tv != RP_VERTEX_NONE ? rp_graph_vertex_rank (g, tv) : -1;
+            rank = rp_graph_vertex_rank (g, tv);
             last = tv;
         }
         if (rank < 0 || rank > UINT32_MAX)

@@ -1214,12 +1214,12 @@ static void test_subtree_deep (void)
     ok (n == 59 && graph_subtree (g, mid, sub, 128) == n
             && memcmp (sub, ref, n * sizeof (*sub)) == 0,
         "graph_subtree: from a vertex inside, 29 levels deep: the same");
-    ok (graph_subtree (g, top, sub, 3) == 81 && sub[2] == rp_graph_child_next (g, sub[1]),
+    ok (graph_subtree (g, top, sub, 3) == 81
+            && sub[2] == rp_graph_child_next (g, sub[1]),
         "graph_subtree: deep, the count past cap, the first cap filled");
     struct rp_gstate *s = graph_live (g);
     n = preorder (g, top, ref);
-    ok (gstate_take_whole_into (s, top, sub, 3) == n
-            && gstate_idle (s, top),
+    ok (gstate_take_whole_into (s, top, sub, 3) == n && gstate_idle (s, top),
         "take whole into: deep, cap too small: the count, nothing taken");
     ok (gstate_take_whole_into (s, top, sub, 128) == n
             && memcmp (sub, ref, n * sizeof (*sub)) == 0
