@@ -785,6 +785,54 @@ rp_vertex_t rp_graph_target (const struct rp_graph *g, rp_vertex_t v)
     return NONE;
 }
 
+int graph_sizes (const struct rp_graph *g, const rp_vertex_t *v, size_t n,
+                 uint64_t *out, size_t stride)
+{
+    const struct vertex *vx = g ? g->v : NULL;
+    const uint32_t nv = g ? g->n : 0;
+    char *p = (char *)out;
+
+    for (size_t i = 0; i < n; i++, p += stride) {
+        if (v[i] >= nv)
+            return -1;
+        *(uint64_t *)p = vx[v[i]].size;
+    }
+    return 0;
+}
+
+size_t graph_id_runs (const struct rp_graph *g, const rp_vertex_t *v,
+                      size_t stride, size_t n, const int t[2],
+                      struct graph_idrun *run, size_t cap)
+{
+    const char *p = (const char *)v;
+    const struct vertex *vx = g ? g->v : NULL;
+    const uint32_t nv = g ? g->n : 0;
+    const int t0 = t[0], t1 = t[1];
+    int type = -1; /* of the run open, run[k - 1] */
+    int64_t hi = -2;
+    size_t k = 0;
+
+    for (size_t i = 0; i < n; i++, p += stride) {
+        rp_vertex_t d = *(const rp_vertex_t *)p;
+        if (d >= nv || (vx[d].flags & F_TARGET))
+            return SIZE_MAX;
+        int dt = vx[d].type;
+        int64_t id = vx[d].id;
+        if ((dt != t0 && dt != t1) || id < 0 || id > UINT32_MAX)
+            continue;
+        if (dt == type && id == hi + 1) {
+            hi = run[k - 1].hi = id;
+            continue;
+        }
+        if (k == cap)
+            return SIZE_MAX;
+        run[k++] = (struct graph_idrun){ .type = dt, .lo = id, .hi = id };
+        type = dt;
+        hi = id;
+    }
+    return k;
+}
+
 int64_t rp_graph_vertex_rank (const struct rp_graph *g, rp_vertex_t v)
 {
     v = rp_graph_target (g, v);

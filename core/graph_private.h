@@ -88,6 +88,26 @@ bool graph_vertex_annotated (const struct rp_graph *g, rp_vertex_t v,
 size_t graph_subtree (const struct rp_graph *g, rp_vertex_t v, rp_vertex_t *out,
                       size_t cap);
 
+/* The sizes of the n vertices v[i] into out, stride bytes apart (a field
+ * of records, for a writer of many holds): 0, or -1 when one is not a
+ * vertex (those before it written). */
+int graph_sizes (const struct rp_graph *g, const rp_vertex_t *v, size_t n,
+                 uint64_t *out, size_t stride);
+/* For a writer of R: the ids of the n vertices at v, stride bytes apart
+ * (records that begin with their vertex), of type index t[0] or t[1]
+ * (other types, and ids outside 0 .. UINT32_MAX, left out), as runs of
+ * consecutive ascending ids of one type in the order given, at most cap
+ * of them in run.  Their number, or SIZE_MAX when one vertex is a target
+ * or not a vertex (the vertices of a subtree below its target all have
+ * that target: the caller looked it up once), or more than cap runs. */
+struct graph_idrun {
+    int type;
+    int64_t lo, hi;
+};
+size_t graph_id_runs (const struct rp_graph *g, const rp_vertex_t *v,
+                      size_t stride, size_t n, const int t[2],
+                      struct graph_idrun *run, size_t cap);
+
 /* Hold v and everything below it exclusively and whole, as gstate_take
  * (d, size(d), true) of every vertex d of the subtree would, in one step:
  * the subtree's aggregates and block summaries set at once, v's ancestors
@@ -101,10 +121,30 @@ int gstate_take_whole (struct rp_gstate *s, rp_vertex_t v);
  * walked again.  -1 also when sub[0] is not v. */
 int gstate_take_whole_list (struct rp_gstate *s, rp_vertex_t v,
                             const rp_vertex_t *sub, size_t n);
+/* gstate_take_whole of v, its subtree listed into sub (cap entries, as
+ * graph_subtree lists it) by the walk that checks it, for a caller that
+ * logs it: the number of its vertices, taken and listed when at most
+ * cap, else nothing changed (make room for them and call again); 0 when
+ * refused (nothing changed; sub is not a full list). */
+size_t gstate_take_whole_into (struct rp_gstate *s, rp_vertex_t v,
+                               rp_vertex_t *sub, size_t cap);
 /* Undo gstate_take_whole (v), or the takes of every vertex of v's subtree
  * whole: 0, or -1 (nothing changed) when some vertex is not held whole.
  * While everything is up, in one step; otherwise vertex by vertex. */
 int gstate_put_whole (struct rp_gstate *s, rp_vertex_t v);
+/* The pre-commit check of a subtree held whole (core/match_verify.c),
+ * as its holds were logged: the n records at v, stride bytes apart, each
+ * beginning with its vertex, the root first, then the others.  Record k
+ * gets where[its vertex] = first + k.  Returns n when every record's
+ * vertex is held whole exclusively (used == size, not shared), up (up:
+ * true), and, but for the root's, below a vertex of an earlier record
+ * (every one is in the root's subtree), and nothing of the root's subtree
+ * is free (its aggregates are 0: none of it left out); else the first
+ * record that is not (0 also when something of the subtree is free).
+ * O(n + types): a vertex costs a few loads, no walk. */
+size_t gstate_whole_check (const struct rp_gstate *s, const rp_vertex_t *v,
+                           size_t stride, size_t n, bool up, uint32_t *where,
+                           uint32_t first);
 /* gstate_put_whole of the roots of disjoint subtrees in turn, the
  * subtrees listed in sub one after another, each as graph_subtree lists
  * it (its root first) and followed by RP_VERTEX_NONE, n entries in all

@@ -35,8 +35,12 @@
  * for all of them, each member's state and aggregates read once.  A
  * caller that listed the subtree already (the matcher, to log its holds)
  * passes the list (gstate_take_whole_list): the check and the set read it
- * instead of walking the subtree twice more.  Freeing a job puts its
- * whole nodes back together (gstate_put_whole_many), from the lists of
+ * instead of walking the subtree twice more; the matcher has the state
+ * list it (gstate_take_whole_into), the walk that lists it checking it
+ * too, so an exclusive node is walked once, and the list serves the
+ * set, the log, the pre-commit check (gstate_whole_check) and R.
+ * Freeing a job puts its whole nodes back together
+ * (gstate_put_whole_many), from the lists of
  * their subtrees the job's holds keep (not walked again): a run of roots
  * under one parent adds to the parent's aggregates and climbs above it
  * once, and raises the parent's block maxima (increases only: nothing
@@ -735,12 +739,82 @@ static rp_vertex_t sub_next (struct sub_it *it, rp_vertex_t d)
     return NONE;
 }
 
+#define SUB_DEEP SIZE_MAX          /* subtree_stack: deeper than SUB_DEPTH */
+#define SUB_REFUSED (SIZE_MAX - 1) /* a vertex is not free (s given) */
+
+/* The arrays free_whole reads, in locals: the walk's stores would have
+ * them read again through s. */
+struct free_of {
+    const uint8_t *state;
+    const uint32_t *shared;
+    const uint64_t *used;
+    const struct vertex *vx;
+};
+
+/* v free to be taken whole: up, of size 1 or more, none of it held. */
+static inline bool free_whole (const struct free_of *f, rp_vertex_t v)
+{
+    return f->state[v] == RP_VERTEX_UP && f->shared[v] == 0 && f->used[v] == 0
+           && f->vx[v].size > 0;
+}
+
+/* graph_subtree within SUB_DEPTH levels below v: each open vertex's
+ * children as a cursor into g->child, so a leaf costs a store and a
+ * look at its child range (sub_next climbs back from every leaf: 42
+ * instructions a vertex of a whole node, this about 10).  SUB_DEEP when
+ * the subtree is deeper; with s, SUB_REFUSED at the first vertex that
+ * is not free_whole (the check of a whole take in the same walk). */
+static size_t subtree_stack (const struct rp_graph *g, rp_vertex_t v,
+                             rp_vertex_t *out, size_t cap,
+                             const struct rp_gstate *s)
+{
+    uint32_t at[SUB_DEPTH], end[SUB_DEPTH];
+    size_t n = 1;
+    int d = 0;
+    const struct free_of f = {
+        .state = s ? s->state : NULL,
+        .shared = s ? s->shared : NULL,
+        .used = s ? s->used : NULL,
+        .vx = g->v,
+    };
+    const bool check = s != NULL;
+
+    if (check && !free_whole (&f, v))
+        return SUB_REFUSED;
+    if (cap > 0)
+        out[0] = v;
+    at[0] = g->child_off[v];
+    end[0] = g->child_off[v + 1];
+    while (d >= 0) {
+        if (at[d] == end[d]) {
+            d--;
+            continue;
+        }
+        rp_vertex_t c = g->child[at[d]++];
+        if (check && !free_whole (&f, c))
+            return SUB_REFUSED;
+        if (n < cap)
+            out[n] = c;
+        n++;
+        if (g->child_off[c] == g->child_off[c + 1])
+            continue;
+        if (++d == SUB_DEPTH)
+            return SUB_DEEP;
+        at[d] = g->child_off[c];
+        end[d] = g->child_off[c + 1];
+    }
+    return n;
+}
+
 size_t graph_subtree (const struct rp_graph *g, rp_vertex_t v, rp_vertex_t *out,
                       size_t cap)
 {
     struct sub_it it;
-    size_t n = 0;
+    size_t n = subtree_stack (g, v, out, cap, NULL);
 
+    if (n != SUB_DEEP)
+        return n;
+    n = 0;
     for (rp_vertex_t d = sub_first (&it, g, v); d != NONE;
          d = sub_next (&it, d), n++)
         if (n < cap)
@@ -772,18 +846,96 @@ static rp_vertex_t vs_next (struct vset *w, rp_vertex_t d)
     return sub_next (&w->it, d);
 }
 
+/* subtree_is of the n vertices listed: the arrays read from locals, no
+ * iterator (28 -> 13 instructions a vertex of a whole node). */
+static bool list_is (const struct rp_gstate *s, const rp_vertex_t *list,
+                     size_t n, bool whole)
+{
+    const struct vertex *vx = s->g->v;
+    const uint8_t *state = s->state;
+    const uint32_t *shared = s->shared;
+    const uint64_t *used = s->used;
+
+    for (size_t i = 0; i < n; i++) {
+        rp_vertex_t d = list[i];
+        uint64_t size = vx[d].size;
+        if (state[d] != RP_VERTEX_UP || shared[d] > 0 || size == 0
+            || used[d] != (whole ? size : 0))
+            return false;
+    }
+    return true;
+}
+
 /* Every vertex of v's subtree up and of size 1 or more, and none held
  * (whole: false) / every one held whole, exclusively (whole: true). */
 static bool subtree_is (const struct rp_gstate *s, rp_vertex_t v, bool whole,
                         struct vset *w)
 {
     const struct rp_graph *g = s->g;
+    if (w->list)
+        return list_is (s, w->list, w->n, whole);
     for (rp_vertex_t d = vs_first (w, g, v); d != NONE; d = vs_next (w, d)) {
         if (!st_up (s, d) || s->shared[d] > 0 || g->v[d].size == 0
             || s->used[d] != (whole ? g->v[d].size : 0))
             return false;
     }
     return true;
+}
+
+/* An interior vertex d of a subtree being filled: its aggregates, and
+ * whether it keeps block summaries. */
+static bool inner_fill (struct rp_gstate *s, rp_vertex_t d, bool whole)
+{
+    const struct rp_graph *g = s->g;
+    size_t T = ntypes (g);
+    uint64_t *agg = &s->agg[(size_t)g->iidx[d] * T];
+
+    if (whole)
+        memset (agg, 0, T * sizeof (*agg));
+    else
+        memcpy (agg, &g->total[(size_t)g->iidx[d] * T], T * sizeof (*agg));
+    return g->blk_off[g->iidx[d]] != UINT64_MAX;
+}
+
+#define LIST_INNER 16 /* interior vertices of a list kept for a second look */
+
+/* subtree_fill of the n vertices listed: the counters set from locals in
+ * one pass, the interior vertices (a node's few) kept for their
+ * aggregates and summaries, not found again by a second pass over the
+ * list (45 -> about 15 instructions a vertex of a whole node). */
+static void list_fill (struct rp_gstate *s, const rp_vertex_t *list, size_t n,
+                       bool whole)
+{
+    const struct rp_graph *g = s->g;
+    const struct vertex *vx = g->v;
+    const uint32_t *iidx = g->iidx;
+    uint64_t *used = s->used;
+    rp_vertex_t memo = s->memo.p, inner[LIST_INNER];
+    size_t ni = 0, nin = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        rp_vertex_t d = list[i];
+        used[d] = whole ? vx[d].size : 0;
+        if (iidx[d] != NONE && nin++ < LIST_INNER)
+            inner[ni++] = d;
+    }
+    for (size_t i = 0; memo != NONE && i < n; i++)
+        if (list[i] == memo) /* its children change, not told one by one */
+            s->memo.p = memo = NONE;
+    for (size_t i = 0; s->nix && i < n; i++)
+        gindex_touch (s, list[i]);
+    bool blocks = false;
+    for (size_t i = 0; i < (nin > LIST_INNER ? n : ni); i++) {
+        rp_vertex_t d = nin > LIST_INNER ? list[i] : inner[i];
+        if (iidx[d] != NONE)
+            blocks |= inner_fill (s, d, whole);
+    }
+    /* the summaries below the root, from the children's new contributions */
+    for (size_t i = 0; blocks && i < (nin > LIST_INNER ? n : ni); i++) {
+        rp_vertex_t d = nin > LIST_INNER ? list[i] : inner[i];
+        if (iidx[d] != NONE && g->blk_off[iidx[d]] != UINT64_MAX)
+            blk_fill_uniform (s, d, whole);
+    }
 }
 
 /* Set the counters of v's subtree (whole or free, every vertex up), its
@@ -793,22 +945,19 @@ static void subtree_fill (struct rp_gstate *s, rp_vertex_t v, bool whole,
                           struct vset *w)
 {
     const struct rp_graph *g = s->g;
-    size_t T = ntypes (g);
     bool blocks = false;
+    if (w->list) {
+        list_fill (s, w->list, w->n, whole);
+        return;
+    }
     for (rp_vertex_t d = vs_first (w, g, v); d != NONE; d = vs_next (w, d)) {
         s->used[d] = whole ? g->v[d].size : 0;
         if (s->memo.p == d) /* its children change, not told one by one */
             s->memo.p = NONE;
         if (s->nix)
             gindex_touch (s, d);
-        if (g->iidx[d] == NONE)
-            continue;
-        uint64_t *agg = &s->agg[(size_t)g->iidx[d] * T];
-        if (whole)
-            memset (agg, 0, T * sizeof (*agg));
-        else
-            memcpy (agg, &g->total[(size_t)g->iidx[d] * T], T * sizeof (*agg));
-        blocks |= g->blk_off[g->iidx[d]] != UINT64_MAX;
+        if (g->iidx[d] != NONE)
+            blocks |= inner_fill (s, d, whole);
     }
     /* the summaries below v, from the children's new contributions */
     for (rp_vertex_t d = vs_first (w, g, v); blocks && d != NONE;
@@ -849,6 +998,27 @@ int gstate_take_whole_list (struct rp_gstate *s, rp_vertex_t v,
     return 0;
 }
 
+size_t gstate_take_whole_into (struct rp_gstate *s, rp_vertex_t v,
+                               rp_vertex_t *sub, size_t cap)
+{
+    if (!s || v >= s->g->n || !gstate_path_up (s, v))
+        return 0;
+    size_t n = subtree_stack (s->g, v, sub, cap, s);
+    if (n == SUB_DEEP) {
+        n = graph_subtree (s->g, v, sub, cap);
+        if (n <= cap && gstate_take_whole_list (s, v, sub, n) < 0)
+            return 0;
+        return n;
+    }
+    if (n == SUB_REFUSED)
+        return 0;
+    if (n <= cap) {
+        struct vset w = { .list = sub, .n = n };
+        subtree_set (s, v, true, &w);
+    }
+    return n;
+}
+
 int gstate_take_whole (struct rp_gstate *s, rp_vertex_t v)
 {
     return gstate_take_whole_list (s, v, NULL, 0);
@@ -877,6 +1047,38 @@ int gstate_put_whole (struct rp_gstate *s, rp_vertex_t v)
          d = sub_next (&it, d))
         (void)gstate_put (s, d, g->v[d].size, true);
     return 0;
+}
+
+size_t gstate_whole_check (const struct rp_gstate *s, const rp_vertex_t *v,
+                           size_t stride, size_t n, bool up, uint32_t *where,
+                           uint32_t first)
+{
+    const struct rp_graph *g = s->g;
+    const char *p = (const char *)v;
+    size_t T = ntypes (g);
+    /* in locals: the stores to where[] would have them read again */
+    const struct vertex *vx = g->v;
+    const uint8_t *state = s->state;
+    const uint32_t *shared = s->shared;
+    const uint64_t *used = s->used;
+    const uint32_t nv = g->n;
+
+    for (size_t k = 0; k < n; k++, p += stride) {
+        rp_vertex_t d = *(const rp_vertex_t *)p, a;
+        if (d >= nv
+            || (k > 0
+                && ((a = vx[d].parent) == NONE
+                    || where[a] - first >= (uint32_t)k)) /* below first too */
+            || (up && state[d] != RP_VERTEX_UP) || shared[d] > 0
+            || used[d] != vx[d].size)
+            return k;
+        where[d] = first + (uint32_t)k;
+    }
+    rp_vertex_t root = n > 0 ? *v : NONE;
+    for (size_t t = 0; root != NONE && g->iidx[root] != NONE && t < T; t++)
+        if (s->agg[(size_t)g->iidx[root] * T + t] != 0)
+            return 0;
+    return n;
 }
 
 /* Roots of one parent put back by gstate_put_whole_many whose parent and

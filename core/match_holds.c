@@ -228,30 +228,82 @@ static size_t subtree_list (struct rp_match *x, rp_vertex_t c)
     return n;
 }
 
+/* The n vertices of sub (a subtree the state took whole, its root
+ * first) logged as take () would log them, the log grown once: 0, or -1
+ * out of memory (nothing logged). */
+static int log_whole (struct rp_match *x, const rp_vertex_t *sub, size_t n,
+                      size_t unit)
+{
+    uint32_t *mark = x->m->mark, epoch = x->m->epoch;
+
+    while (x->logcap - x->nlog < n)
+        if (match_grow ((void **)&x->log, &x->logcap, sizeof (*x->log)) < 0)
+            return -1;
+    struct hold *h = &x->log[x->nlog];
+    for (size_t i = 0; i < n; i++) {
+        rp_vertex_t v = sub[i];
+        h[i] = (struct hold){ .v = v,
+                              .kind = HOLD_FILL,
+                              .exclusive = true,
+                              .marked = mark[v] != epoch,
+                              .whole = WHOLE_PART,
+                              .unit = unit };
+        mark[v] = epoch;
+    }
+    h[0].kind = HOLD_UNIT;
+    h[0].whole = WHOLE_ROOT;
+    /* the amounts: the vertices' sizes (the list's are vertices) */
+    (void)graph_sizes (x->g, sub, n, &h[0].amount, sizeof (*h));
+    x->nlog += n;
+    return 0;
+}
+
 /* Hold c and everything below it exclusively, whole: in one step of the
  * state when the whole subtree is free (its aggregates set at once, its
- * ancestors' once per type), each vertex logged as before; otherwise
- * vertex by vertex, up to the one the state refuses. */
+ * ancestors' once per type), logged at once; otherwise vertex by vertex,
+ * up to the one the state refuses. */
 int match_take_whole (struct rp_match *x, rp_vertex_t c, size_t unit)
 {
-    size_t n = subtree_list (x, c);
-    bool bulk;
+    struct rp_matcher *m = x->m;
+    size_t n;
 
-    if (n == SIZE_MAX)
-        return match_nomem (x);
     /* a leaf (a core of a slot) is one take: no bulk step to gain */
-    bulk = n > 1 && gstate_take_whole_list (x->s, c, x->m->sub, n) == 0;
+    if (rp_graph_child_first (x->g, c) == RP_VERTEX_NONE)
+        return take (x, c, rp_graph_vertex_size (x->g, c), true, HOLD_UNIT,
+                     unit, WHOLE_NONE);
+    /* listed by the walk that checks and takes it */
+    while ((n = gstate_take_whole_into (x->s, c, m->sub, m->subcap))
+           > m->subcap) {
+        rp_vertex_t *sub = realloc (m->sub, n * sizeof (*sub));
+        if (!sub)
+            return match_nomem (x);
+        m->sub = sub;
+        m->subcap = n;
+    }
+    if (n > 0) {
+        if (log_whole (x, m->sub, n, unit) == 0)
+            return 1;
+        (void)gstate_put_whole (x->s, c);
+        return match_nomem (x);
+    }
+    /* refused: vertex by vertex, up to the one the state refuses */
+    if ((n = subtree_list (x, c)) == SIZE_MAX)
+        return match_nomem (x);
     for (size_t i = 0; i < n; i++) {
         rp_vertex_t v = x->m->sub[i];
-        uint8_t whole = !bulk ? WHOLE_NONE : i == 0 ? WHOLE_ROOT : WHOLE_PART;
         int rc = take (x, v, rp_graph_vertex_size (x->g, v), true,
-                       i == 0 ? HOLD_UNIT : HOLD_FILL, unit, whole);
-        if (rc < 0 && bulk && i == 0) /* out of memory, nothing logged */
-            (void)gstate_put_whole (x->s, c);
+                       i == 0 ? HOLD_UNIT : HOLD_FILL, unit, WHOLE_NONE);
         if (rc <= 0)
             return rc;
     }
     return 1;
+}
+
+size_t match_whole_end (const struct hold *h, size_t i, size_t n)
+{
+    while (++i < n && h[i].whole == WHOLE_PART)
+        ;
+    return i;
 }
 
 int match_take_logged (struct rp_match *x, rp_vertex_t c, size_t unit)

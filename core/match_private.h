@@ -366,6 +366,9 @@ int match_take (struct rp_match *x, rp_vertex_t v, uint64_t amount,
 int match_hold_ancestors (struct rp_match *x, rp_vertex_t v, size_t unit);
 /* Hold c and everything below it exclusively, whole. */
 int match_take_whole (struct rp_match *x, rp_vertex_t c, size_t unit);
+/* The end of the subtree held whole whose root is h[i] (WHOLE_ROOT): the
+ * index after the parts logged after it (WHOLE_PART), h of n holds. */
+size_t match_whole_end (const struct hold *h, size_t i, size_t n);
 /* Log leaf c held exclusively, whole, as match_take_whole would, without
  * the state (the caller takes it, gstate_take_leaves, and marks its hold
  * WHOLE_NONE): 1, or -1 out of memory. */

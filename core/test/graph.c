@@ -1164,6 +1164,74 @@ static void test_random_states (const char *spec, bool whole)
     rp_graph_destroy (g);
 }
 
+/* The pre-order of v's subtree by the public accessors: the reference
+ * graph_subtree is held to. */
+static size_t preorder (const struct rp_graph *g, rp_vertex_t v,
+                        rp_vertex_t *out)
+{
+    size_t n = 0;
+    rp_vertex_t d = v;
+
+    while (d != RP_VERTEX_NONE) {
+        out[n++] = d;
+        if (rp_graph_child_first (g, d) != RP_VERTEX_NONE) {
+            d = rp_graph_child_first (g, d);
+            continue;
+        }
+        while (d != v && rp_graph_child_next (g, d) == RP_VERTEX_NONE)
+            d = rp_graph_parent (g, d);
+        d = d == v ? RP_VERTEX_NONE : rp_graph_child_next (g, d);
+    }
+    return n;
+}
+
+/* graph_subtree in pre-order at every depth: a chain of 40 levels (deeper
+ * than the listing's stack of cursors), a leaf and the next level under
+ * each, listed from the root and from a vertex 10 levels down. */
+static void test_subtree_deep (void)
+{
+    rp_error_t e;
+    struct rp_graph *g = rp_graph_create ();
+    rp_vertex_t top = add (g, "cluster", 0), p = top, mid = RP_VERTEX_NONE;
+    rp_vertex_t sub[128], ref[128];
+
+    for (int i = 0; i < 40; i++) {
+        rp_vertex_t leaf = add (g, "core", i);
+        rp_vertex_t next = add (g, "socket", i);
+        contain (g, p, leaf);
+        contain (g, p, next);
+        if (i == 10)
+            mid = next;
+        p = next;
+    }
+    if (rp_graph_finalize (g, &e) < 0)
+        BAIL_OUT ("finalize: %s", e.text);
+    size_t n = preorder (g, top, ref);
+    ok (n == 81 && graph_subtree (g, top, sub, 128) == n
+            && memcmp (sub, ref, n * sizeof (*sub)) == 0,
+        "graph_subtree: 40 levels deep, the pre-order of the accessors");
+    n = preorder (g, mid, ref);
+    ok (n == 59 && graph_subtree (g, mid, sub, 128) == n
+            && memcmp (sub, ref, n * sizeof (*sub)) == 0,
+        "graph_subtree: from a vertex inside, 29 levels deep: the same");
+    ok (graph_subtree (g, top, sub, 3) == 81
+            && sub[2] == rp_graph_child_next (g, sub[1]),
+        "graph_subtree: deep, the count past cap, the first cap filled");
+    struct rp_gstate *s = graph_live (g);
+    n = preorder (g, top, ref);
+    ok (gstate_take_whole_into (s, top, sub, 3) == n && gstate_idle (s, top),
+        "take whole into: deep, cap too small: the count, nothing taken");
+    ok (gstate_take_whole_into (s, top, sub, 128) == n
+            && memcmp (sub, ref, n * sizeof (*sub)) == 0
+            && gstate_used (s, ref[n - 1]) == 1 && gstate_check (s, &e) == 0,
+        "take whole into: deep, listed and taken");
+    ok (gstate_take_whole_into (s, mid, sub, 128) == 0,
+        "take whole into: deep, held: refused");
+    ok (gstate_put_whole (s, top) == 0 && gstate_idle (s, top),
+        "... put back whole");
+    rp_graph_destroy (g);
+}
+
 /* gstate_take_whole and gstate_put_whole: the same state as vertex by
  * vertex, refusals that change nothing, a put after a state change
  * below. */
@@ -1205,9 +1273,26 @@ static void test_whole (void)
         "take whole from node0's list: as without it");
     ok (gstate_put_whole (s, node0) == 0 && gstate_idle (s, root),
         "... and put whole");
+    rp_vertex_t into[16];
+    ok (gstate_take_whole_into (s, node0, into, 2) == n && gstate_idle (s, root),
+        "take whole into a list too small: its count, nothing taken");
+    ok (gstate_take_whole_into (s, node0, into, 16) == n
+            && memcmp (into, sub, n * sizeof (*sub)) == 0
+            && gstate_check (s, &e) == 0 && gstate_used (s, core) == 1
+            && gstate_agg (s, root, rp_graph_type_index (g, "core")) == 4,
+        "take whole into: listed as graph_subtree lists it, taken");
+    ok (gstate_take_whole_into (s, node0, into, 16) == 0
+            && gstate_take_whole_into (s, sock1, into, 16) == 0
+            && gstate_check (s, &e) == 0,
+        "take whole into, held: refused, nothing changed");
+    ok (gstate_put_whole (s, node0) == 0 && gstate_idle (s, root),
+        "... put whole");
     ok (gstate_take (s, core, 1, true) == 0 && gstate_take_whole (s, node0) < 0
             && gstate_used (s, node0) == 0 && gstate_check (s, &e) == 0,
         "take whole with one core held below: refused, nothing changed");
+    ok (gstate_take_whole_into (s, node0, into, 16) == 0
+            && gstate_used (s, node0) == 0 && gstate_check (s, &e) == 0,
+        "take whole into, one core held below: refused, nothing changed");
     ok (gstate_put_whole (s, sock1) < 0 && gstate_used (s, core) == 1,
         "put whole of a subtree held in part: refused, nothing changed");
     (void)gstate_put (s, core, 1, true);
@@ -1224,6 +1309,131 @@ static void test_whole (void)
     (void)rp_graph_set_state (g, node0, RP_VERTEX_DOWN, &e);
     ok (gstate_take_whole (s, core) < 0,
         "take whole below a target that is down: refused");
+    rp_graph_destroy (g);
+}
+
+/* graph_sizes into a field of records: each vertex's size, -1 at a
+ * handle that is no vertex. */
+static void test_sizes (void)
+{
+    rp_error_t e;
+    struct rp_graph *g =
+        rp_graph_generate ("nodes=1,sockets=1,cores=2,memory=8GB", &e);
+    rp_vertex_t v[8];
+    struct {
+        char pad[5];
+        uint64_t size;
+    } rec[8];
+    size_t n = graph_subtree (g, rp_graph_root (g), v, 8);
+    bool same = true;
+
+    memset (rec, 0, sizeof (rec));
+    ok (n == 6 && graph_sizes (g, v, n, &rec[0].size, sizeof (rec[0])) == 0,
+        "graph_sizes: a whole cluster's");
+    for (size_t i = 0; i < n; i++)
+        same &= rec[i].size == rp_graph_vertex_size (g, v[i]);
+    ok (same && rec[n - 1].size + rec[n - 2].size > 2,
+        "... each its vertex's size, the memory's among them");
+    v[2] = rp_graph_nvertices (g);
+    ok (graph_sizes (g, v, n, &rec[0].size, sizeof (rec[0])) < 0,
+        "graph_sizes: a handle that is no vertex: -1");
+    rp_graph_destroy (g);
+}
+
+/* A whole rack from its list, more interior vertices (31) than the fill
+ * keeps for a second look: taken and put back as recounted. */
+static void test_whole_many_inner (void)
+{
+    rp_error_t e;
+    struct rp_graph *g =
+        rp_graph_generate ("nodes=20,racks=2,sockets=2,cores=2", &e);
+    struct rp_gstate *s = graph_live (g);
+    rp_vertex_t rack = rp_graph_child_first (g, rp_graph_root (g));
+    rp_vertex_t sub[128];
+    size_t n = graph_subtree (g, rack, sub, 127);
+
+    sub[n] = RP_VERTEX_NONE;
+    ok (n == 71 && gstate_take_whole_list (s, rack, sub, n) == 0
+            && gstate_check (s, &e) == 0
+            && gstate_used (s, sub[n - 1]) == 1
+            && gstate_agg (s, rp_graph_root (g),
+                           rp_graph_type_index (g, "core"))
+                   == 40,
+        "take whole from a list of 31 interior vertices: as recounted");
+    ok (gstate_put_whole_many (s, sub, n + 1) == 0 && gstate_check (s, &e) == 0
+            && gstate_idle (s, rp_graph_root (g)),
+        "... put back from the list: idle, as recounted");
+    rp_graph_destroy (g);
+}
+
+/* gstate_whole_check with where[] zeroed first, as match_verify leaves it. */
+static size_t wcheck (const struct rp_gstate *s, const rp_vertex_t *v,
+                      size_t stride, size_t n, bool up, uint32_t *where,
+                      uint32_t first)
+{
+    memset (where, 0, rp_graph_nvertices (s->g) * sizeof (*where));
+    return gstate_whole_check (s, v, stride, n, up, where, first);
+}
+
+/* gstate_whole_check, the pre-commit check of a subtree held whole: its
+ * list as logged passes and numbers every vertex; a vertex of another
+ * subtree held whole (a double allocation), one not held, one before its
+ * parent, one down, and a vertex of the subtree left free are each
+ * refused at their place. */
+static void test_whole_check (void)
+{
+    rp_error_t e;
+    struct rp_graph *g = rp_graph_generate ("nodes=2,sockets=2,cores=2", &e);
+    struct rp_gstate *s = graph_live (g);
+    rp_vertex_t node0 = rp_graph_rank_vertex (g, 0);
+    rp_vertex_t node1 = rp_graph_rank_vertex (g, 1);
+    rp_vertex_t sub[16], sub1[16], bad[16];
+    uint32_t *where = calloc (rp_graph_nvertices (g), sizeof (*where));
+    size_t n = graph_subtree (g, node0, sub, 16);
+    bool numbered = true;
+
+    (void)graph_subtree (g, node1, sub1, 16);
+    if (!where || n != 7 || gstate_take_whole (s, node0) < 0
+        || gstate_take_whole (s, node1) < 0)
+        BAIL_OUT ("test_whole_check: setup");
+    ok (wcheck (s, sub, sizeof (*sub), n, true, where, 5) == n,
+        "whole check: node0's list as logged passes");
+    for (size_t k = 0; k < n; k++)
+        numbered &= where[sub[k]] == 5 + k;
+    ok (numbered, "... each vertex numbered first + its place");
+    memcpy (bad, sub, sizeof (sub));
+    bad[3] = sub1[3]; /* a core of node1, held whole by another subtree */
+    ok (wcheck (s, bad, sizeof (*bad), n, true, where, 1) == 3,
+        "whole check: a core of node1 in node0's list: refused there");
+    memcpy (bad, sub, sizeof (sub));
+    bad[2] = sub[3];
+    bad[3] = sub[2];
+    bad[1] = sub[4]; /* socket1 where socket0 was: its cores' parent late */
+    ok (wcheck (s, bad, sizeof (*bad), n, true, where, 1) == 2,
+        "whole check: a core listed before its parent: refused there");
+    ok (wcheck (s, sub, 2 * sizeof (*sub), 3, true, where, 1) == 1,
+        "whole check: every other vertex, a core without its socket: "
+        "refused");
+    (void)rp_graph_set_state (g, sub[6], RP_VERTEX_DOWN, &e);
+    ok (wcheck (s, sub, sizeof (*sub), n, true, where, 1) == 6,
+        "whole check: a core down: refused there");
+    ok (wcheck (s, sub, sizeof (*sub), n, false, where, 1) == n,
+        "whole check: ... but for satisfiability, states left out");
+    (void)rp_graph_set_state (g, sub[6], RP_VERTEX_UP, &e);
+    (void)gstate_put_whole (s, node0);
+    for (size_t k = 0; k + 1 < n; k++)
+        (void)gstate_take (s, sub[k], 1, true);
+    ok (wcheck (s, sub, sizeof (*sub), n, true, where, 1) == 6,
+        "whole check: the last core not held: refused there");
+    ok (wcheck (s, sub, sizeof (*sub), n - 1, true, where, 1) == 0,
+        "whole check: ... and left out of the list: the root's subtree "
+        "is not all held");
+    for (size_t k = 0; k + 1 < n; k++)
+        (void)gstate_put (s, sub[k], 1, true);
+    ok (gstate_put_whole (s, node1) == 0 && gstate_check (s, &e) == 0
+            && gstate_idle (s, rp_graph_root (g)),
+        "whole check: changes nothing in the state");
+    free (where);
     rp_graph_destroy (g);
 }
 
@@ -2483,6 +2693,10 @@ int main (void)
     test_random_states ("nodes=66,racks=1,cores=65,gpus=2,memory=16GB", true);
     test_random_states ("nodes=300,racks=2,cores=2", true);
     test_whole ();
+    test_subtree_deep ();
+    test_whole_check ();
+    test_whole_many_inner ();
+    test_sizes ();
     test_take_leaves ();
     test_put_whole_many ();
     test_index_rebuild ();

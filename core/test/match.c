@@ -1872,6 +1872,107 @@ static void test_held_high (void)
     rp_matcher_destroy (b);
 }
 
+/* A vertex of type and id under parent (RP_VERTEX_NONE: the root), a
+ * target of rank when rank >= 0. */
+static rp_vertex_t wv (struct rp_graph *g, const char *type, int64_t id,
+                       rp_vertex_t parent, int64_t rank)
+{
+    rp_error_t e;
+    rp_vertex_t v = rp_graph_add_vertex (g, type, NULL, id, 1, NULL, &e);
+
+    if (v == RP_VERTEX_NONE
+        || (parent != RP_VERTEX_NONE
+            && rp_graph_add_edge (g, parent, v, RP_GRAPH_CONTAINMENT,
+                                  "contains", &e)
+                   < 0)
+        || (rank >= 0 && rp_graph_set_rank (g, v, rank, &e) < 0))
+        BAIL_OUT ("wv %s%lld: %s", type, (long long)id, e.text);
+    return v;
+}
+
+/* cluster > rack0 > node0 (rank 0: cores 0, 2 .. 66, each its own
+ * range), node1 (rank 1: cores 7 .. 4, one of id 2^32 + 1, GPUs 3, 1,
+ * 2); rack1 > node2 (rank 2: socket0 > cores 0-3, socket1 > cores 4-7,
+ * GPUs 0-1), node3 (rank 3: cores 0-1). */
+static struct rp_matcher *whole_ids_matcher (void)
+{
+    struct rp_graph *g = rp_graph_create ();
+    rp_vertex_t c = wv (g, "cluster", 0, RP_VERTEX_NONE, -1);
+    rp_vertex_t r0 = wv (g, "rack", 0, c, -1), r1 = wv (g, "rack", 1, c, -1);
+    rp_vertex_t n = wv (g, "node", 0, r0, 0), s = RP_VERTEX_NONE;
+    struct rp_matcher *m;
+    rp_error_t e;
+
+    for (int i = 0; i < 34; i++)
+        wv (g, "core", 2 * i, n, -1);
+    n = wv (g, "node", 1, r0, 1);
+    for (int i = 7; i >= 4; i--)
+        wv (g, "core", i, n, -1);
+    wv (g, "core", (int64_t)UINT32_MAX + 2, n, -1);
+    wv (g, "gpu", 3, n, -1);
+    wv (g, "gpu", 1, n, -1);
+    wv (g, "gpu", 2, n, -1);
+    n = wv (g, "node", 2, r1, 2);
+    for (int i = 0; i < 8; i++) {
+        if (i % 4 == 0)
+            s = wv (g, "socket", i / 4, n, -1);
+        wv (g, "core", i, s, -1);
+    }
+    wv (g, "gpu", 0, n, -1);
+    wv (g, "gpu", 1, n, -1);
+    n = wv (g, "node", 3, r1, 3);
+    wv (g, "core", 0, n, -1);
+    wv (g, "core", 1, n, -1);
+    if (rp_graph_finalize (g, &e) < 0 || !(m = rp_matcher_create (g, &e)))
+        BAIL_OUT ("whole_ids_matcher: %s", e.text);
+    return m;
+}
+
+/* R of subtrees held whole (their ids as ranges, match_output.c): ids out
+ * of order, descending, past UINT32_MAX, sockets between, more ranges
+ * than the stack holds, a rack whose nodes are the targets, and a job of
+ * more items than the stack holds; counted per id without R the same. */
+static void test_whole_R (void)
+{
+    static const char *const jobs[] = {
+        L (XNODE ("1", SLOT ("1", CORE ("1")))),
+        L (XNODE ("1", SLOT ("1", CORE ("1")))),
+        L (XRACK ("1", NODE ("1", SLOT ("1", CORE ("1"))))),
+        L (XNODE ("4", SLOT ("1", CORE ("1")))),
+    };
+    char node0[256] = "0:c", sum[512], la[512], lb[512], expect[4][512];
+    size_t len = 3;
+    rp_error_t e;
+
+    for (int i = 0; i < 34; i++)
+        len += snprintf (node0 + len, sizeof (node0) - len, "%s%d",
+                         i ? "," : "", 2 * i);
+    snprintf (expect[0], sizeof (expect[0]), "%s", node0);
+    snprintf (expect[1], sizeof (expect[1]), "1:c4-7g1-3");
+    snprintf (expect[2], sizeof (expect[2]), "2:c0-7g0-1 3:c0-1");
+    snprintf (expect[3], sizeof (expect[3]), "%s 1:c4-7g1-3 %s", node0,
+              expect[2]);
+    struct rp_matcher *m = whole_ids_matcher ();
+    for (size_t i = 0; i < 4; i++) {
+        struct rp_jobspec *js = jobspec (jobs[i], NULL, 0);
+        struct rp_rset *R = rp_matcher_allocate (m, i + 1, js, 0, &e);
+        if (!R)
+            BAIL_OUT ("test_whole_R %zu: %s", i, e.text);
+        summary (R, sum, sizeof (sum));
+        is (sum, expect[i], "whole R %zu: %s", i + 1, sum);
+        held_line (m, i + 1, R, la, sizeof (la));
+        held_line (m, i + 1, NULL, lb, sizeof (lb));
+        is (lb, la, "... counted per id without R the same: %s", lb);
+        ok (rp_matcher_check (m, &e) == 0, "... check passes");
+        rp_rset_destroy (R);
+        rp_jobspec_destroy (js);
+        if (i == 2)
+            for (uint64_t id = 1; id <= 3; id++)
+                (void)rp_matcher_free (m, id, &e);
+    }
+    rp_matcher_destroy (m);
+}
+
 static void test_allocate_held (void)
 {
     static const char *const gen[] = {
@@ -1962,5 +2063,6 @@ int main (void)
     test_explain ();
     test_leaf_run ();
     test_allocate_held ();
+    test_whole_R ();
     return done_testing ();
 }
