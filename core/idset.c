@@ -41,10 +41,11 @@ struct range {
 };
 
 struct rp_idset {
-    struct range *r;
-    size_t n;     /* ranges in use */
-    size_t cap;   /* ranges allocated */
-    size_t count; /* members */
+    struct range *r; /* one: inline, else allocated */
+    size_t n;        /* ranges in use */
+    size_t cap;      /* ranges allocated */
+    size_t count;    /* members */
+    struct range one;
 };
 
 #define SHOW_MAX 64
@@ -57,7 +58,7 @@ static size_t range_size (const struct range *r)
 /* Make room for at least want ranges.  On failure set is unchanged. */
 static int reserve (struct rp_idset *set, size_t want)
 {
-    size_t cap = set->cap ? set->cap : 4;
+    size_t cap = set->cap > 1 ? set->cap : 4;
     struct range *r;
 
     if (want <= set->cap)
@@ -67,7 +68,11 @@ static int reserve (struct rp_idset *set, size_t want)
             goto nomem;
         cap *= 2;
     }
-    if (!(r = realloc (set->r, cap * sizeof (*r))))
+    if (set->r == &set->one) {
+        if (!(r = malloc (cap * sizeof (*r))))
+            goto nomem;
+        r[0] = set->one;
+    } else if (!(r = realloc (set->r, cap * sizeof (*r))))
         goto nomem;
     set->r = r;
     set->cap = cap;
@@ -112,17 +117,33 @@ static size_t lower_bound (const struct rp_idset *set, unsigned int id)
     return lo;
 }
 
+static void free_ranges (struct rp_idset *set)
+{
+    if (set->r != &set->one)
+        free (set->r);
+}
+
 /* Replace the contents of dst by those of src and destroy src. */
 static void take (struct rp_idset *dst, struct rp_idset *src)
 {
-    free (dst->r);
+    free_ranges (dst);
     *dst = *src;
+    if (src->r == &src->one)
+        dst->r = &dst->one;
     free (src);
 }
 
+/* A set of one range (most: a job's cores on a node, its ranks) keeps it
+ * in the struct: no second allocation. */
 struct rp_idset *rp_idset_create (void)
 {
-    return calloc (1, sizeof (struct rp_idset));
+    struct rp_idset *set = calloc (1, sizeof (*set));
+
+    if (set) {
+        set->r = &set->one;
+        set->cap = 1;
+    }
+    return set;
 }
 
 void rp_idset_destroy (struct rp_idset *set)
@@ -130,7 +151,7 @@ void rp_idset_destroy (struct rp_idset *set)
     int saved_errno = errno;
 
     if (set) {
-        free (set->r);
+        free_ranges (set);
         free (set);
     }
     errno = saved_errno;
