@@ -2,8 +2,12 @@
 /* The jobs of an instance and per-user and per-account usage; see
  * api/respol/instance.h.
  *
- * Jobs live in a hash map by id (core/strmap.h) and in a doubly linked
- * list in submission order.  Usage is one record per user ("u" and the
+ * Jobs live in a hash map by id and in a doubly linked list in
+ * submission order.  The map is open addressing on the id itself
+ * (Fibonacci hashing, linear probing, removal by backward shift, so no
+ * tombstones): a lookup is a multiply and a compare or two, where a
+ * string map keyed by the id in decimal cost a conversion, a hash of the
+ * digits, a strcmp and a copy of the key per job.  Usage is one record per user ("u" and the
  * uid in decimal) and per account ("a" and its name) in a second map,
  * adjusted by the job's contribution on every state change: a job
  * contributes 1 pending job while pending or held, and 1 running job plus
@@ -41,9 +45,17 @@ struct rp_job {
     struct rp_job *prev, *next;
 };
 
+/* Jobs by id: size a power of two (1 << bits), at most half full. */
+struct jobmap {
+    struct rp_job **slot;
+    size_t size;
+    size_t count;
+    unsigned bits;
+};
+
 struct rp_instance {
     const struct rp_config *cfg;
-    struct strmap *jobs;  /* id -> struct rp_job */
+    struct jobmap jobs;
     struct strmap *usage; /* "u<uid>" / "a<account>" -> struct usage */
     struct rp_job *first, *last;
 };
@@ -63,6 +75,88 @@ const char *rp_job_event_name (int event)
     return event >= 1 && event <= 5 ? event_names[event] : NULL;
 }
 
+/* --- jobs by id ---------------------------------------------------------- */
+
+#define JOBMAP_BITS0 4
+
+static int jobmap_init (struct jobmap *map)
+{
+    map->bits = JOBMAP_BITS0;
+    map->size = (size_t)1 << map->bits;
+    map->count = 0;
+    map->slot = calloc (map->size, sizeof (*map->slot));
+    return map->slot ? 0 : -1;
+}
+
+static size_t jobmap_home (const struct jobmap *map, uint64_t id)
+{
+    return (size_t)((id * 0x9e3779b97f4a7c15ULL) >> (64 - map->bits));
+}
+
+/* The slot of id, or the empty slot where it would go. */
+static size_t jobmap_pos (const struct jobmap *map, uint64_t id)
+{
+    size_t mask = map->size - 1;
+    size_t i = jobmap_home (map, id);
+
+    while (map->slot[i] && map->slot[i]->id != id)
+        i = (i + 1) & mask;
+    return i;
+}
+
+static struct rp_job *jobmap_get (const struct jobmap *map, uint64_t id)
+{
+    return map->slot[jobmap_pos (map, id)];
+}
+
+static int jobmap_grow (struct jobmap *map)
+{
+    struct jobmap bigger = { .bits = map->bits + 1 };
+
+    bigger.size = (size_t)1 << bigger.bits;
+    if (!(bigger.slot = calloc (bigger.size, sizeof (*bigger.slot))))
+        return -1;
+    for (size_t i = 0; i < map->size; i++)
+        if (map->slot[i])
+            bigger.slot[jobmap_pos (&bigger, map->slot[i]->id)] = map->slot[i];
+    bigger.count = map->count;
+    free (map->slot);
+    *map = bigger;
+    return 0;
+}
+
+/* Put j, whose id is absent.  -1 out of memory, nothing changed. */
+static int jobmap_put (struct jobmap *map, struct rp_job *j)
+{
+    if ((map->count + 1) * 2 > map->size && jobmap_grow (map) < 0)
+        return -1;
+    map->slot[jobmap_pos (map, j->id)] = j;
+    map->count++;
+    return 0;
+}
+
+/* Remove id (present): the entries after it in its run move back to
+ * where a lookup finds them without it. */
+static void jobmap_remove (struct jobmap *map, uint64_t id)
+{
+    size_t mask = map->size - 1;
+    size_t hole = jobmap_pos (map, id);
+
+    map->slot[hole] = NULL;
+    map->count--;
+    for (size_t i = (hole + 1) & mask; map->slot[i]; i = (i + 1) & mask) {
+        size_t home = jobmap_home (map, map->slot[i]->id);
+        /* it stays when its home lies cyclically in (hole, i] */
+        if (hole < i ? home > hole && home <= i : home > hole || home <= i)
+            continue;
+        map->slot[hole] = map->slot[i];
+        map->slot[i] = NULL;
+        hole = i;
+    }
+}
+
+/* --- create, destroy ------------------------------------------------------ */
+
 struct rp_instance *rp_instance_create (const struct rp_config *cfg)
 {
     struct rp_instance *in = calloc (1, sizeof (*in));
@@ -70,7 +164,7 @@ struct rp_instance *rp_instance_create (const struct rp_config *cfg)
     if (!in)
         return NULL;
     in->cfg = cfg;
-    if (!(in->jobs = strmap_create ()) || !(in->usage = strmap_create ())) {
+    if (jobmap_init (&in->jobs) < 0 || !(in->usage = strmap_create ())) {
         rp_instance_destroy (in);
         errno = ENOMEM;
         return NULL;
@@ -106,7 +200,7 @@ void rp_instance_destroy (struct rp_instance *in)
             job_free (j);
             j = next;
         }
-        strmap_destroy (in->jobs);
+        free (in->jobs.slot);
         strmap_each (in->usage, free_value, NULL);
         strmap_destroy (in->usage);
         free (in);
@@ -116,9 +210,9 @@ void rp_instance_destroy (struct rp_instance *in)
 
 /* --- usage -------------------------------------------------------------- */
 
-/* prefix (one character, or none when 0) and v in decimal at buf, which
- * holds 22 bytes: what snprintf "%c%" PRIu64 writes, without its cost on
- * every job's every transition. */
+/* prefix (one character) and v in decimal at buf, which holds 22 bytes:
+ * what snprintf "%c%" PRIu64 writes, without its cost on every job's
+ * every transition. */
 static void u64_key (char *buf, char prefix, uint64_t v)
 {
     char digits[20];
@@ -127,17 +221,10 @@ static void u64_key (char *buf, char prefix, uint64_t v)
     do
         digits[n++] = (char)('0' + v % 10);
     while ((v /= 10));
-    if (prefix)
-        *buf++ = prefix;
+    *buf++ = prefix;
     while (n > 0)
         *buf++ = digits[--n];
     *buf = '\0';
-}
-
-static void id_key (char *buf, size_t size, uint64_t id)
-{
-    (void)size; /* every caller's buffer holds 22 bytes */
-    u64_key (buf, 0, id);
 }
 
 /* What j adds to its user's and account's usage in its current state. */
@@ -259,10 +346,7 @@ static void event (struct rp_instance *in, int ev, const struct rp_job *j)
 
 static struct rp_job *lookup (const struct rp_instance *in, uint64_t id)
 {
-    char key[32];
-
-    id_key (key, sizeof (key), id);
-    return strmap_get (in->jobs, key);
+    return jobmap_get (&in->jobs, id);
 }
 
 int rp_instance_submit (struct rp_instance *in, uint64_t id,
@@ -270,7 +354,6 @@ int rp_instance_submit (struct rp_instance *in, uint64_t id,
                         rp_error_t *error)
 {
     struct rp_job *j;
-    char key[32];
 
     if (!in) {
         rp_jobspec_destroy (js);
@@ -290,13 +373,12 @@ int rp_instance_submit (struct rp_instance *in, uint64_t id,
     j->id = id;
     j->js = js;
     j->state = RP_JOB_PENDING;
-    id_key (key, sizeof (key), id);
-    if (strmap_put (in->jobs, key, j) < 0) {
+    if (jobmap_put (&in->jobs, j) < 0) {
         job_free (j);
         return rp_error_set (error, ENOMEM, "out of memory");
     }
     if (usage_count (in, j, 1) < 0) {
-        strmap_remove (in->jobs, key);
+        jobmap_remove (&in->jobs, id);
         job_free (j);
         return rp_error_set (error, ENOMEM, "out of memory");
     }
@@ -421,14 +503,12 @@ int rp_instance_finish (struct rp_instance *in, uint64_t id,
     struct rp_job *j = job_in (
         in, id, MASK (RP_JOB_PENDING) | MASK (RP_JOB_HELD) | MASK (RP_JOB_RUNNING),
         error);
-    char key[32];
 
     if (!j)
         return -1;
     usage_count (in, j, -1);
     event (in, RP_EVENT_FINISHED, j);
-    id_key (key, sizeof (key), id);
-    strmap_remove (in->jobs, key);
+    jobmap_remove (&in->jobs, id);
     if (j->prev)
         j->prev->next = j->next;
     else
@@ -455,7 +535,7 @@ const struct rp_job *rp_instance_job (const struct rp_instance *in,
 
 size_t rp_instance_njobs (const struct rp_instance *in)
 {
-    return in ? strmap_count (in->jobs) : 0;
+    return in ? in->jobs.count : 0;
 }
 
 const struct rp_job *rp_instance_first (const struct rp_instance *in)

@@ -15,6 +15,7 @@
 #include <respol/instance.h>
 #include <respol/rset.h>
 
+#include "core/test/allocs.h"
 #include "core/test/fixtures.h"
 #include "t/tap/tap.h"
 
@@ -474,6 +475,66 @@ static void test_start_take (void)
     rp_instance_destroy (in);
 }
 
+/* Jobs by id: ids that share a home slot and runs that wrap around the
+ * table, removed in an order that moves entries back over the holes;
+ * every job is found after every removal, none removed is. */
+static bool all_found (const struct rp_instance *in, const bool *live,
+                       const uint64_t *ids, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((rp_instance_job (in, ids[i]) != NULL) != live[i])
+            return false;
+    return rp_instance_job (in, 0) == NULL;
+}
+
+static void test_jobs_by_id (void)
+{
+    enum { N = 300 };
+    struct rp_instance *in = rp_instance_create (NULL);
+    struct rp_context *c = ctx_of ("daemon", NULL);
+    uint64_t ids[N];
+    bool live[N];
+    bool ok_all = true;
+    rp_error_t error;
+    size_t n0;
+
+    for (size_t i = 0; i < N; i++) {
+        /* consecutive ids, multiples of 2^k, and ids near UINT64_MAX */
+        ids[i] = i < 100   ? i + 1
+                 : i < 200 ? (uint64_t)(i - 99) << 40
+                           : UINT64_MAX - (i - 200);
+        live[i] = rp_instance_submit (in, ids[i], c, job (), &error) == 0;
+        ok_all &= live[i];
+    }
+    ok (ok_all && rp_instance_njobs (in) == N && all_found (in, live, ids, N),
+        "test_jobs_by_id: %d jobs submitted, each found", N);
+    ok_all = true;
+    for (size_t k = 0; k < N; k++) {
+        size_t i = (k * 7) % N; /* 7 is prime to 300: each once */
+        ok_all &= rp_instance_finish (in, ids[i], &error) == 0;
+        live[i] = false;
+        ok_all &= all_found (in, live, ids, N)
+                  && rp_instance_njobs (in) == N - k - 1;
+    }
+    ok (ok_all, "test_jobs_by_id: after each finish the others are found");
+    ok (rp_instance_submit (in, 5, c, job (), &error) == 0
+            && rp_instance_job (in, 5)
+            && !rp_instance_next (rp_instance_first (in)),
+        "test_jobs_by_id: an emptied instance takes a job again");
+    if (!ALLOCS_COUNTED)
+        skip (1, "allocations are not counted under a sanitizer");
+    else {
+        struct rp_jobspec *js = job ();
+        n0 = allocs ();
+        ok (rp_instance_submit (in, 6, c, js, &error) == 0
+                && allocs () - n0 == 2,
+            "test_jobs_by_id: a submission allocates its record and its "
+            "context, nothing for its id");
+    }
+    rp_context_destroy (c);
+    rp_instance_destroy (in);
+}
+
 int main (void)
 {
     plan (NO_PLAN);
@@ -484,6 +545,7 @@ int main (void)
     test_events ();
     test_holds ();
     test_start_take ();
+    test_jobs_by_id ();
     fixtures_cleanup ();
     return done_testing ();
 }
