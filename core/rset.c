@@ -106,8 +106,12 @@ struct prop {
     struct rp_idset *ranks; /* never empty, always targets */
 };
 
+/* Room in the set itself for one target and its host name: a job's R
+ * on one node costs no array and no copy of the name. */
+#define HOST1_SIZE 32
+
 struct rp_rset {
-    struct target *t; /* sorted by rank */
+    struct target *t; /* sorted by rank: &one while alloc is 1 */
     size_t n;
     size_t alloc;
     struct rp_idset *ranks; /* the ranks of t */
@@ -120,6 +124,9 @@ struct rp_rset {
     char *sched;  /* or the scheduling key as text (rset_set_scheduling_text) */
     json_t *exec; /* opaque execution keys, incl. nslots, or NULL */
     const struct target **byhost; /* lazy: sorted by host name, rank */
+    struct target one;
+    bool host1_used;        /* host1 is the host of a target */
+    char host1[HOST1_SIZE]; /* the first target's host, when it fits */
 };
 
 static int fail_errno (rp_error_t *error)
@@ -243,7 +250,7 @@ static void drop_host_index (struct rp_rset *r)
 
 static int grow_targets (struct rp_rset *r, size_t want)
 {
-    size_t alloc = r->alloc ? r->alloc : 16;
+    size_t alloc = r->alloc > 1 ? r->alloc : 16;
     struct target *t;
 
     if (want <= r->alloc)
@@ -256,11 +263,36 @@ static int grow_targets (struct rp_rset *r, size_t want)
         alloc *= 2;
     if (alloc > RP_RSET_MAX_TARGETS)
         alloc = RP_RSET_MAX_TARGETS;
-    if (!(t = realloc (r->t, alloc * sizeof (*t))))
+    if (r->t == &r->one) {
+        if (!(t = malloc (alloc * sizeof (*t))))
+            return -1;
+        t[0] = r->one;
+    } else if (!(t = realloc (r->t, alloc * sizeof (*t))))
         return -1;
     r->t = t;
     r->alloc = alloc;
+    drop_host_index (r); /* it pointed into the old array */
     return 0;
+}
+
+/* A copy of host for a new target of r: in r's own room when it is free
+ * and the name fits, else allocated.  NULL: out of memory. */
+static char *host_copy (struct rp_rset *r, const char *host)
+{
+    size_t len = strlen (host);
+
+    if (r->host1_used || len >= sizeof (r->host1))
+        return strdup (host);
+    r->host1_used = true;
+    return memcpy (r->host1, host, len + 1);
+}
+
+static void host_free (struct rp_rset *r, char *host)
+{
+    if (host == r->host1)
+        r->host1_used = false;
+    else
+        free (host);
 }
 
 /* Append a target whose rank is above all others.  Steals ch, also on
@@ -270,9 +302,10 @@ static int push_target (struct rp_rset *r, unsigned int rank, const char *host,
 {
     char *copy = NULL;
 
-    if (!ch || grow_targets (r, r->n + 1) < 0 || !(copy = strdup (host))
+    if (!ch || grow_targets (r, r->n + 1) < 0 || !(copy = host_copy (r, host))
         || rp_idset_add (r->ranks, rank) < 0) {
-        free (copy);
+        if (copy)
+            host_free (r, copy);
         children_unref (ch);
         return -1;
     }
@@ -389,6 +422,8 @@ struct rp_rset *rp_rset_create (void)
 
     if (!r)
         return NULL;
+    r->t = &r->one;
+    r->alloc = 1;
     /* top and exec are made with their first key: most sets have none */
     if (!(r->ranks = rp_idset_create ())) {
         rp_rset_destroy (r);
@@ -405,14 +440,15 @@ void rp_rset_destroy (struct rp_rset *r)
     if (!r)
         return;
     for (size_t i = 0; i < r->n; i++) {
-        free (r->t[i].host);
+        host_free (r, r->t[i].host);
         children_unref (r->t[i].ch);
     }
     for (size_t i = 0; i < r->np; i++) {
         free (r->p[i].name);
         rp_idset_destroy (r->p[i].ranks);
     }
-    free (r->t);
+    if (r->t != &r->one)
+        free (r->t);
     free (r->p);
     free (r->byhost);
     rp_idset_destroy (r->ranks);
@@ -423,12 +459,26 @@ void rp_rset_destroy (struct rp_rset *r)
     errno = saved_errno;
 }
 
+/* r's fields were moved from the struct at was: point them at r's own
+ * room again. */
+static void moved_from (struct rp_rset *r, const struct rp_rset *was)
+{
+    if (r->t == &was->one)
+        r->t = &r->one;
+    for (size_t i = 0; i < r->n; i++)
+        if (r->t[i].host == was->host1)
+            r->t[i].host = r->host1;
+    drop_host_index (r);
+}
+
 static void rset_swap (struct rp_rset *a, struct rp_rset *b)
 {
     struct rp_rset tmp = *a;
 
     *a = *b;
     *b = tmp;
+    moved_from (a, b);
+    moved_from (b, a);
 }
 
 /* A new set without targets, with r's times and opaque keys. */
@@ -1146,9 +1196,11 @@ static int add_target (struct rp_rset *r, unsigned int rank,
         return rp_error_set (error, EEXIST,
                              "rank %u is already an execution target", rank);
     }
-    if (!ch || grow_targets (r, r->n + 1) < 0 || !(host = strdup (hostname))
+    if (!ch || grow_targets (r, r->n + 1) < 0
+        || !(host = host_copy (r, hostname))
         || rp_idset_add (r->ranks, rank) < 0) {
-        free (host);
+        if (host)
+            host_free (r, host);
         children_unref (ch);
         return fail_errno (error);
     }
