@@ -7,13 +7,18 @@
  * (Fibonacci hashing, linear probing, removal by backward shift, so no
  * tombstones): a lookup is a multiply and a compare or two, where a
  * string map keyed by the id in decimal cost a conversion, a hash of the
- * digits, a strcmp and a copy of the key per job.  Usage is one record per user ("u" and the
- * uid in decimal) and per account ("a" and its name) in a second map,
- * adjusted by the job's contribution on every state change: a job
- * contributes 1 pending job while pending or held, and 1 running job plus
- * the targets, cores and GPUs of its R while running.  A record that falls
- * back to all zeros is removed, so the map follows the users and accounts
- * that have jobs, not every one ever seen.
+ * digits, a strcmp and a copy of the key per job.
+ *
+ * Usage is one record per user ("u" and the uid in decimal) and per
+ * account ("a" and its name) in a second map, adjusted by the job's
+ * contribution on every state change: a job contributes 1 pending job
+ * while pending or held, and 1 running job plus the targets, cores and
+ * GPUs of its R while running.  A job finds its records once, when it is
+ * submitted, and keeps pointers to them: a record cannot fall to zero
+ * while a job points at it, since every state contributes a job, so a
+ * transition adjusts them in place and cannot fail.  A record that falls
+ * back to all zeros when a job finishes is removed, so the map follows
+ * the users and accounts that have jobs, not every one ever seen.
  *
  * Events are delivered after the change is applied and its usage
  * counted, through the configuration's stacks (config_job_event).
@@ -43,6 +48,7 @@ struct rp_job {
     struct rp_rset *R;
     char *reason;
     struct rp_job *prev, *next;
+    struct usage *rec[2]; /* its user's and account's usage (NULL: none) */
 };
 
 /* Jobs by id: size a power of two (1 << bits), at most half full. */
@@ -251,30 +257,6 @@ static bool all_zero (const struct usage *u)
     return true;
 }
 
-/* Add (sign 1) or take away (sign -1) c from the record of key.  Adding
- * may need a new record: -1 with ENOMEM, nothing changed. */
-static int usage_apply (struct rp_instance *in, const char *key,
-                        const struct usage *c, int sign)
-{
-    struct usage *u = strmap_get (in->usage, key);
-
-    if (all_zero (c))
-        return 0;
-    if (!u) {
-        if (sign < 0 || !(u = calloc (1, sizeof (*u))))
-            return sign < 0 ? 0 : -1;
-        if (strmap_put (in->usage, key, u) < 0) {
-            free (u);
-            return -1;
-        }
-    }
-    for (int i = 0; i < NITEMS; i++)
-        u->v[i] = sign > 0 ? u->v[i] + c->v[i] : u->v[i] - c->v[i];
-    if (all_zero (u))
-        free (strmap_remove (in->usage, key));
-    return 0;
-}
-
 /* The usage keys of j: its user's and its account's (absent: ""). */
 static void usage_keys (const struct rp_job *j, char *user, char *account,
                         size_t size)
@@ -293,47 +275,106 @@ static void usage_keys (const struct rp_job *j, char *user, char *account,
     }
 }
 
-/* Count j's contribution in (sign 1) or out (sign -1).  Taking away
- * never fails; adding fails with ENOMEM, nothing changed. */
-static int usage_count (struct rp_instance *in, const struct rp_job *j,
-                        int sign)
+/* The record of key, made (all zeros) when there is none: NULL out of
+ * memory.  *made says whether it was. */
+static struct usage *usage_record (struct rp_instance *in, const char *key,
+                                   bool *made)
 {
-    char user[32], account[RP_CONTEXT_NAME_MAX + 2];
-    struct usage c;
+    struct usage *u = strmap_get (in->usage, key);
 
-    contribution (j, &c);
-    usage_keys (j, user, account, sizeof (account));
-    if (user[0] && usage_apply (in, user, &c, sign) < 0)
-        return -1;
-    if (account[0] && usage_apply (in, account, &c, sign) < 0) {
-        if (user[0])
-            usage_apply (in, user, &c, -sign);
-        return -1;
+    *made = !u;
+    if (u)
+        return u;
+    if (!(u = calloc (1, sizeof (*u))))
+        return NULL;
+    if (strmap_put (in->usage, key, u) < 0) {
+        free (u);
+        return NULL;
     }
+    return u;
+}
+
+/* Add c to u (sign 1), or take it away (sign -1). */
+static void usage_add (struct usage *u, const struct usage *c, int sign)
+{
+    for (int i = 0; i < NITEMS; i++)
+        u->v[i] = sign > 0 ? u->v[i] + c->v[i] : u->v[i] - c->v[i];
+}
+
+/* Drop the record of key when it is all zeros. */
+static void usage_drop_zero (struct rp_instance *in, const char *key,
+                             struct usage *u)
+{
+    if (u && all_zero (u))
+        free (strmap_remove (in->usage, key));
+}
+
+/* A new job j counts in: its records found (or made) once, kept in j and
+ * adjusted there on every transition, so a transition looks nothing up.
+ * A record never falls to zero while a job points at it: a job in any
+ * state adds 1 pending or 1 running job.  -1 with ENOMEM, nothing
+ * changed. */
+static int usage_join (struct rp_instance *in, struct rp_job *j)
+{
+    char key[2][RP_CONTEXT_NAME_MAX + 2];
+    struct usage c;
+    bool made;
+
+    usage_keys (j, key[0], key[1], sizeof (key[1]));
+    for (int k = 0; k < 2; k++) {
+        if (!key[k][0])
+            continue;
+        if (!(j->rec[k] = usage_record (in, key[k], &made))) {
+            if (k == 1)
+                usage_drop_zero (in, key[0], j->rec[0]);
+            j->rec[0] = NULL;
+            return -1;
+        }
+    }
+    contribution (j, &c);
+    for (int k = 0; k < 2; k++)
+        if (j->rec[k])
+            usage_add (j->rec[k], &c, 1);
     return 0;
 }
 
-/* Move j to state (with R, reason: taken), recounting its usage.  On
- * ENOMEM j is as it was. */
-static int transition (struct rp_instance *in, struct rp_job *j, int state,
-                       struct rp_rset *R, char *reason)
+/* j, leaving, counts out; a record left at zeros is dropped. */
+static void usage_leave (struct rp_instance *in, struct rp_job *j)
 {
-    struct rp_job old = *j;
+    char key[2][RP_CONTEXT_NAME_MAX + 2];
+    struct usage c;
 
-    usage_count (in, j, -1);
+    contribution (j, &c);
+    usage_keys (j, key[0], key[1], sizeof (key[1]));
+    for (int k = 0; k < 2; k++)
+        if (j->rec[k]) {
+            usage_add (j->rec[k], &c, -1);
+            usage_drop_zero (in, key[k], j->rec[k]);
+            j->rec[k] = NULL;
+        }
+}
+
+/* Move j to state (with R, reason: taken), its records adjusted by the
+ * change of its contribution. */
+static void transition (struct rp_job *j, int state, struct rp_rset *R,
+                        char *reason)
+{
+    struct usage was, now;
+
+    contribution (j, &was);
+    if (j->R != R)
+        rp_rset_destroy (j->R);
+    if (j->reason != reason)
+        free (j->reason);
     j->state = state;
     j->R = R;
     j->reason = reason;
-    if (usage_count (in, j, 1) < 0) {
-        *j = old;
-        usage_count (in, j, 1);
-        return -1;
-    }
-    if (old.R != R)
-        rp_rset_destroy (old.R);
-    if (old.reason != reason)
-        free (old.reason);
-    return 0;
+    contribution (j, &now);
+    for (int k = 0; k < 2; k++)
+        if (j->rec[k]) {
+            usage_add (j->rec[k], &was, -1);
+            usage_add (j->rec[k], &now, 1);
+        }
 }
 
 static void event (struct rp_instance *in, int ev, const struct rp_job *j)
@@ -379,7 +420,7 @@ int rp_instance_submit (struct rp_instance *in, uint64_t id,
         job_free (j);
         return rp_error_set (error, ENOMEM, "out of memory");
     }
-    if (usage_count (in, j, 1) < 0) {
+    if (usage_join (in, j) < 0) {
         jobmap_remove (&in->jobs, id);
         job_free (j);
         return rp_error_set (error, ENOMEM, "out of memory");
@@ -426,11 +467,9 @@ int rp_instance_hold (struct rp_instance *in, uint64_t id, const char *reason,
     if (!(j = job_in (in, id, MASK (RP_JOB_PENDING) | MASK (RP_JOB_HELD),
                       error)))
         return -1;
-    if (!(copy = strdup (reason))
-        || transition (in, j, RP_JOB_HELD, NULL, copy) < 0) {
-        free (copy);
+    if (!(copy = strdup (reason)))
         return rp_error_set (error, ENOMEM, "out of memory");
-    }
+    transition (j, RP_JOB_HELD, NULL, copy);
     event (in, RP_EVENT_HELD, j);
     return 0;
 }
@@ -442,8 +481,7 @@ int rp_instance_release (struct rp_instance *in, uint64_t id,
 
     if (!j)
         return -1;
-    if (transition (in, j, RP_JOB_PENDING, NULL, NULL) < 0)
-        return rp_error_set (error, ENOMEM, "out of memory");
+    transition (j, RP_JOB_PENDING, NULL, NULL);
     event (in, RP_EVENT_RELEASED, j);
     return 0;
 }
@@ -455,11 +493,9 @@ static int run_with (struct rp_instance *in, struct rp_job *j,
 
     if (!R)
         return rp_error_set (error, EINVAL, "invalid argument");
-    if (!(copy = rp_rset_copy (R))
-        || transition (in, j, RP_JOB_RUNNING, copy, NULL) < 0) {
-        rp_rset_destroy (copy);
+    if (!(copy = rp_rset_copy (R)))
         return rp_error_set (error, ENOMEM, "out of memory");
-    }
+    transition (j, RP_JOB_RUNNING, copy, NULL);
     return 0;
 }
 
@@ -483,10 +519,7 @@ int rp_instance_start_take (struct rp_instance *in, uint64_t id,
         rp_rset_destroy (R);
         return j ? rp_error_set (error, EINVAL, "invalid argument") : -1;
     }
-    if (transition (in, j, RP_JOB_RUNNING, R, NULL) < 0) {
-        rp_rset_destroy (R);
-        return rp_error_set (error, ENOMEM, "out of memory");
-    }
+    transition (j, RP_JOB_RUNNING, R, NULL);
     event (in, RP_EVENT_STARTED, j);
     return 0;
 }
@@ -508,7 +541,7 @@ int rp_instance_finish (struct rp_instance *in, uint64_t id,
 
     if (!j)
         return -1;
-    usage_count (in, j, -1);
+    usage_leave (in, j);
     event (in, RP_EVENT_FINISHED, j);
     jobmap_remove (&in->jobs, id);
     if (j->prev)

@@ -535,6 +535,38 @@ static void test_jobs_by_id (void)
     rp_instance_destroy (in);
 }
 
+/* A job finds its usage records when it is submitted and keeps them: a
+ * transition allocates nothing, even for the only job of its user and
+ * account, whose records its old state alone held up. */
+static void test_usage_kept (void)
+{
+    struct rp_instance *in = rp_instance_create (NULL);
+    struct rp_context *c = ctx_of ("daemon", "physics");
+    struct rp_rset *R = R_of (1, 4, 0);
+    rp_error_t error;
+    size_t n0;
+
+    ok (rp_instance_submit (in, 1, c, job (), &error) == 0,
+        "test_usage_kept: submit the only job of daemon and physics");
+    n0 = allocs ();
+    ok (rp_instance_start_take (in, 1, R, &error) == 0
+            && (!ALLOCS_COUNTED || allocs () == n0),
+        "test_usage_kept: started, nothing allocated");
+    cmp_ok (uu (in, 1, RP_USAGE_PENDING_JOBS), ==, 0, "daemon: 0 pending");
+    cmp_ok (uu (in, 1, RP_USAGE_CORES), ==, 4, "daemon: 4 cores");
+    cmp_ok (rp_instance_account_usage (in, "physics", RP_USAGE_RUNNING_JOBS),
+            ==, 1, "physics: 1 running");
+    ok (rp_instance_finish (in, 1, &error) == 0
+            && uu (in, 1, RP_USAGE_RUNNING_JOBS) == 0
+            && rp_instance_account_usage (in, "physics", RP_USAGE_NODES) == 0,
+        "test_usage_kept: finished, its usage gone");
+    ok (rp_instance_submit (in, 2, c, job (), &error) == 0
+            && uu (in, 1, RP_USAGE_PENDING_JOBS) == 1,
+        "test_usage_kept: the next job of daemon counts from zero");
+    rp_context_destroy (c);
+    rp_instance_destroy (in);
+}
+
 int main (void)
 {
     plan (NO_PLAN);
@@ -546,6 +578,7 @@ int main (void)
     test_holds ();
     test_start_take ();
     test_jobs_by_id ();
+    test_usage_kept ();
     fixtures_cleanup ();
     return done_testing ();
 }
