@@ -24,6 +24,7 @@
  * counted, through the configuration's stacks (config_job_event).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,7 @@
 
 #include "respol/instance.h"
 
+#include "core/context_private.h"
 #include "core/plugin_private.h"
 #include "core/strmap.h"
 
@@ -43,13 +45,19 @@ struct usage {
 struct rp_job {
     uint64_t id;
     int state;
-    struct rp_context *ctx;
+    struct rp_context *ctx; /* a copy in j's block, after the struct */
     struct rp_jobspec *js;
     struct rp_rset *R;
     char *reason;
     struct rp_job *prev, *next;
     struct usage *rec[2]; /* its user's and account's usage (NULL: none) */
 };
+
+/* Where a job's context lies in its block: after the struct, aligned for
+ * any type. */
+#define CTX_AT                                                                 \
+    ((sizeof (struct rp_job) + _Alignof (max_align_t) - 1)                     \
+     & ~(_Alignof (max_align_t) - 1))
 
 /* Jobs by id: size a power of two (1 << bits), at most half full. */
 struct jobmap {
@@ -181,7 +189,7 @@ struct rp_instance *rp_instance_create (const struct rp_config *cfg)
 static void job_free (struct rp_job *j)
 {
     if (j) {
-        rp_context_destroy (j->ctx);
+        /* j->ctx lies in j's block, never given to a setter */
         rp_jobspec_destroy (j->js);
         rp_rset_destroy (j->R);
         free (j->reason);
@@ -404,15 +412,16 @@ int rp_instance_submit (struct rp_instance *in, uint64_t id,
         rp_jobspec_destroy (js);
         return rp_error_set (error, EEXIST, "job %" PRIu64 " exists", id);
     }
-    if ((j = malloc (sizeof (*j)))) /* calloc costs more */
-        *j = (struct rp_job){ 0 };
-    if (!j
-        || !(j->ctx = ctx ? rp_context_copy (ctx)
-                          : rp_context_create (RP_ORIGIN_UNKNOWN))) {
-        free (j);
+    /* the record and a copy of its context in one block (malloc, not
+     * calloc: calloc costs more) */
+    if (!ctx)
+        ctx = context_empty ();
+    if (!(j = malloc (CTX_AT + context_copy_size (ctx)))) {
         rp_jobspec_destroy (js);
         return rp_error_set (error, ENOMEM, "out of memory");
     }
+    *j = (struct rp_job){ 0 };
+    j->ctx = context_copy_at (ctx, (char *)j + CTX_AT);
     j->id = id;
     j->js = js;
     j->state = RP_JOB_PENDING;
