@@ -35,18 +35,7 @@
 
 #include "respol/idset.h"
 
-struct range {
-    unsigned int lo;
-    unsigned int hi;
-};
-
-struct rp_idset {
-    struct range *r; /* one: inline, else allocated */
-    size_t n;        /* ranges in use */
-    size_t cap;      /* ranges allocated */
-    size_t count;    /* members */
-    struct range one;
-};
+#include "core/idset_private.h"
 
 #define SHOW_MAX 64
 
@@ -140,10 +129,8 @@ struct rp_idset *rp_idset_create (void)
 {
     struct rp_idset *set = malloc (sizeof (*set));
 
-    if (set) {
-        *set = (struct rp_idset){ .cap = 1 };
-        set->r = &set->one;
-    }
+    if (set)
+        idset_init (set);
     return set;
 }
 

@@ -85,6 +85,7 @@
 
 #include "respol/rset.h"
 
+#include "core/idset_private.h"
 #include "core/jscan.h"
 #include "core/jtext.h"
 #include "core/rset_private.h"
@@ -114,7 +115,7 @@ struct rp_rset {
     struct target *t; /* sorted by rank: &one while alloc is 1 */
     size_t n;
     size_t alloc;
-    struct rp_idset *ranks; /* the ranks of t */
+    struct rp_idset *ranks; /* the ranks of t: &ranks_in */
     struct prop *p;         /* sorted by name */
     size_t np;
     size_t palloc;
@@ -124,6 +125,7 @@ struct rp_rset {
     char *sched;  /* or the scheduling key as text (rset_set_scheduling_text) */
     json_t *exec; /* opaque execution keys, incl. nslots, or NULL */
     const struct target **byhost; /* lazy: sorted by host name, rank */
+    struct rp_idset ranks_in; /* in the set's block: one allocation less */
     struct target one;
     bool host1_used;        /* host1 is the host of a target */
     char host1[HOST1_SIZE]; /* the first target's host, when it fits */
@@ -422,14 +424,11 @@ struct rp_rset *rp_rset_create (void)
 
     if (!r)
         return NULL;
+    /* top and exec are made with their first key: most sets have none */
     *r = (struct rp_rset){ .alloc = 1 };
     r->t = &r->one;
-    /* top and exec are made with their first key: most sets have none */
-    if (!(r->ranks = rp_idset_create ())) {
-        rp_rset_destroy (r);
-        errno = ENOMEM;
-        return NULL;
-    }
+    idset_init (&r->ranks_in);
+    r->ranks = &r->ranks_in;
     return r;
 }
 
@@ -451,7 +450,7 @@ void rp_rset_destroy (struct rp_rset *r)
         free (r->t);
     free (r->p);
     free (r->byhost);
-    rp_idset_destroy (r->ranks);
+    idset_fini (&r->ranks_in);
     json_decref (r->top);
     json_decref (r->exec);
     free (r->sched);
@@ -465,6 +464,8 @@ static void moved_from (struct rp_rset *r, const struct rp_rset *was)
 {
     if (r->t == &was->one)
         r->t = &r->one;
+    r->ranks = &r->ranks_in;
+    idset_moved (&r->ranks_in, &was->ranks_in);
     for (size_t i = 0; i < r->n; i++)
         if (r->t[i].host == was->host1)
             r->t[i].host = r->host1;

@@ -872,9 +872,9 @@ static void test_jobs_and_times (void)
 
 /* What an allocation of one slot on one node allocates once the matcher's
  * scratch has grown: the job's record (its holds in the same block) and
- * the R returned (the set with its one target and host name, its ranks,
- * the children record and their two idsets, one range each). */
-#define ALLOCATE_ALLOCS 6
+ * the R returned (the set with its one target, host name and ranks, the
+ * children record and their two idsets, one range each). */
+#define ALLOCATE_ALLOCS 5
 
 static void test_allocations (void)
 {

@@ -1897,9 +1897,9 @@ static void test_one_target_inline (void)
         n0 = allocs ();
         r = rp_rset_create ();
         ok (r && rp_rset_add_target (r, 0, "node0", c, NULL, &e) == 0
-                && allocs () - n0 == 5,
-            "test_one_target_inline: a set of one target is 5 allocations "
-            "(set, ranks, children, cores, GPUs)");
+                && allocs () - n0 == 4,
+            "test_one_target_inline: a set of one target is 4 allocations "
+            "(the set with its ranks, children, cores, GPUs)");
         rp_idset_destroy (c);
         rp_rset_destroy (r);
     }
@@ -1910,6 +1910,8 @@ static void test_one_target_inline (void)
     ok (rp_rset_rank_of (r, "n5") == 5 && rp_rset_add (r, s1, &e) == 0
             && rp_rset_rank_of (r, "n5") == 5 && rp_rset_rank_of (r, "n2") == 2,
         "test_one_target_inline: add in place, both hosts found after");
+    ids_is (rp_rset_ranks (r), "2,5",
+            "test_one_target_inline: the ranks moved with the set's fields");
     encodes_as (r,
                 "{'execution':{'R_lite':[{'children':{'core':'4','gpu':'0'},"
                 "'rank':'2'},{'children':{'core':'0-3'},'rank':'5'}],"
