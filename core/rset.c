@@ -999,13 +999,14 @@ ssize_t rp_rset_count (const struct rp_rset *r, const char *type)
         errno = EINVAL;
         return -1;
     }
-    if (strcmp (type, "node") == 0)
-        return r->n;
-    if (strcmp (type, "core") != 0 && strcmp (type, "gpu") != 0) {
+    /* each name compared once: the instance counts a job's cores and
+     * GPUs on every start */
+    if (!(cores = strcmp (type, "core") == 0) && strcmp (type, "gpu") != 0) {
+        if (strcmp (type, "node") == 0)
+            return r->n;
         errno = EINVAL;
         return -1;
     }
-    cores = strcmp (type, "core") == 0;
     for (size_t i = 0; i < r->n; i++)
         sum += rp_idset_count (cores ? r->t[i].ch->cores : r->t[i].ch->gpus);
     return sum;
