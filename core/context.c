@@ -14,9 +14,9 @@
  *   groups keeps the first ones and the count says so.
  * - A copy is one allocation: the struct, then its groups and strings
  *   (inblock says which fields lie there, so a setter frees only the
- *   others).  A job's context is copied twice per submission (the
- *   command's, then the instance's), and one block is one malloc and one
- *   free where the fields cost up to five of each.
+ *   others).  One block is one malloc and one free where the fields cost
+ *   up to five of each; the instance puts a job's copy in the job
+ *   record's own block (context_copy_at).
  */
 #include <errno.h>
 #include <grp.h>
@@ -115,43 +115,55 @@ void rp_context_destroy (struct rp_context *c)
 }
 
 /* src at *at, moved past it: the copy, or NULL for NULL. */
-static char *put_string (char **at, const char *src, size_t len)
+static char *put_string (char **at, const char *src)
 {
     char *s = *at;
+    size_t len;
 
     if (!src)
         return NULL;
+    len = strlen (src);
     memcpy (s, src, len + 1);
     *at += len + 1;
     return s;
 }
 
-struct rp_context *rp_context_copy (const struct rp_context *c)
+size_t context_copy_size (const struct rp_context *c)
 {
-    struct rp_context *n;
-    size_t lu, la, lq, size;
+    return sizeof (*c) + c->ngroups * sizeof (uint32_t)
+           + (c->user ? strlen (c->user) + 1 : 0)
+           + (c->account ? strlen (c->account) + 1 : 0)
+           + (c->queue ? strlen (c->queue) + 1 : 0);
+}
+
+struct rp_context *context_copy_at (const struct rp_context *c, void *mem)
+{
+    struct rp_context *n = mem;
     char *at;
 
-    if (!c) {
-        errno = EINVAL;
-        return NULL;
-    }
-    lu = c->user ? strlen (c->user) : 0;
-    la = c->account ? strlen (c->account) : 0;
-    lq = c->queue ? strlen (c->queue) : 0;
-    size = sizeof (*n) + c->ngroups * sizeof (uint32_t) + lu + la + lq + 3;
-    if (!(n = malloc (size)))
-        return NULL;
     *n = *c;
     n->inblock = IN_USER | IN_GROUPS | IN_ACCOUNT | IN_QUEUE;
     n->groups = c->ngroups > 0 ? (uint32_t *)(n + 1) : NULL;
     if (c->ngroups > 0)
         memcpy (n->groups, c->groups, c->ngroups * sizeof (uint32_t));
     at = (char *)(n + 1) + c->ngroups * sizeof (uint32_t);
-    n->user = put_string (&at, c->user, lu);
-    n->account = put_string (&at, c->account, la);
-    n->queue = put_string (&at, c->queue, lq);
+    n->user = put_string (&at, c->user);
+    n->account = put_string (&at, c->account);
+    n->queue = put_string (&at, c->queue);
     return n;
+}
+
+struct rp_context *rp_context_copy (const struct rp_context *c)
+{
+    struct rp_context *n;
+
+    if (!c) {
+        errno = EINVAL;
+        return NULL;
+    }
+    if (!(n = malloc (context_copy_size (c))))
+        return NULL;
+    return context_copy_at (c, n);
 }
 
 /* --- the user ----------------------------------------------------------- */

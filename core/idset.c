@@ -35,17 +35,7 @@
 
 #include "respol/idset.h"
 
-struct range {
-    unsigned int lo;
-    unsigned int hi;
-};
-
-struct rp_idset {
-    struct range *r;
-    size_t n;     /* ranges in use */
-    size_t cap;   /* ranges allocated */
-    size_t count; /* members */
-};
+#include "core/idset_private.h"
 
 #define SHOW_MAX 64
 
@@ -57,7 +47,7 @@ static size_t range_size (const struct range *r)
 /* Make room for at least want ranges.  On failure set is unchanged. */
 static int reserve (struct rp_idset *set, size_t want)
 {
-    size_t cap = set->cap ? set->cap : 4;
+    size_t cap = set->cap > 1 ? set->cap : 4;
     struct range *r;
 
     if (want <= set->cap)
@@ -67,7 +57,11 @@ static int reserve (struct rp_idset *set, size_t want)
             goto nomem;
         cap *= 2;
     }
-    if (!(r = realloc (set->r, cap * sizeof (*r))))
+    if (set->r == &set->one) {
+        if (!(r = malloc (cap * sizeof (*r))))
+            goto nomem;
+        r[0] = set->one;
+    } else if (!(r = realloc (set->r, cap * sizeof (*r))))
         goto nomem;
     set->r = r;
     set->cap = cap;
@@ -112,17 +106,32 @@ static size_t lower_bound (const struct rp_idset *set, unsigned int id)
     return lo;
 }
 
+static void free_ranges (struct rp_idset *set)
+{
+    if (set->r != &set->one)
+        free (set->r);
+}
+
 /* Replace the contents of dst by those of src and destroy src. */
 static void take (struct rp_idset *dst, struct rp_idset *src)
 {
-    free (dst->r);
+    free_ranges (dst);
     *dst = *src;
+    if (src->r == &src->one)
+        dst->r = &dst->one;
     free (src);
 }
 
+/* A set of one range (most: a job's cores on a node, its ranks) keeps it
+ * in the struct: no second allocation.  malloc and the fields set, not
+ * calloc: glibc's calloc took twice malloc's instructions. */
 struct rp_idset *rp_idset_create (void)
 {
-    return calloc (1, sizeof (struct rp_idset));
+    struct rp_idset *set = malloc (sizeof (*set));
+
+    if (set)
+        idset_init (set);
+    return set;
 }
 
 void rp_idset_destroy (struct rp_idset *set)
@@ -130,7 +139,7 @@ void rp_idset_destroy (struct rp_idset *set)
     int saved_errno = errno;
 
     if (set) {
-        free (set->r);
+        free_ranges (set);
         free (set);
     }
     errno = saved_errno;

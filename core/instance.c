@@ -2,19 +2,29 @@
 /* The jobs of an instance and per-user and per-account usage; see
  * api/respol/instance.h.
  *
- * Jobs live in a hash map by id (core/strmap.h) and in a doubly linked
- * list in submission order.  Usage is one record per user ("u" and the
- * uid in decimal) and per account ("a" and its name) in a second map,
- * adjusted by the job's contribution on every state change: a job
- * contributes 1 pending job while pending or held, and 1 running job plus
- * the targets, cores and GPUs of its R while running.  A record that falls
- * back to all zeros is removed, so the map follows the users and accounts
- * that have jobs, not every one ever seen.
+ * Jobs live in a hash map by id and in a doubly linked list in
+ * submission order.  The map is open addressing on the id itself
+ * (Fibonacci hashing, linear probing, removal by backward shift, so no
+ * tombstones): a lookup is a multiply and a compare or two, where a
+ * string map keyed by the id in decimal cost a conversion, a hash of the
+ * digits, a strcmp and a copy of the key per job.
+ *
+ * Usage is one record per user ("u" and the uid in decimal) and per
+ * account ("a" and its name) in a second map, adjusted by the job's
+ * contribution on every state change: a job contributes 1 pending job
+ * while pending or held, and 1 running job plus the targets, cores and
+ * GPUs of its R while running.  A job finds its records once, when it is
+ * submitted, and keeps pointers to them: a record cannot fall to zero
+ * while a job points at it, since every state contributes a job, so a
+ * transition adjusts them in place and cannot fail.  A record that falls
+ * back to all zeros when a job finishes is removed, so the map follows
+ * the users and accounts that have jobs, not every one ever seen.
  *
  * Events are delivered after the change is applied and its usage
  * counted, through the configuration's stacks (config_job_event).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +32,7 @@
 
 #include "respol/instance.h"
 
+#include "core/context_private.h"
 #include "core/plugin_private.h"
 #include "core/strmap.h"
 
@@ -34,16 +45,31 @@ struct usage {
 struct rp_job {
     uint64_t id;
     int state;
-    struct rp_context *ctx;
+    struct rp_context *ctx; /* a copy in j's block, after the struct */
     struct rp_jobspec *js;
     struct rp_rset *R;
     char *reason;
     struct rp_job *prev, *next;
+    struct usage *rec[2]; /* its user's and account's usage (NULL: none) */
+};
+
+/* Where a job's context lies in its block: after the struct, aligned for
+ * any type. */
+#define CTX_AT                                                                 \
+    ((sizeof (struct rp_job) + _Alignof (max_align_t) - 1)                     \
+     & ~(_Alignof (max_align_t) - 1))
+
+/* Jobs by id: size a power of two (1 << bits), at most half full. */
+struct jobmap {
+    struct rp_job **slot;
+    size_t size;
+    size_t count;
+    unsigned bits;
 };
 
 struct rp_instance {
     const struct rp_config *cfg;
-    struct strmap *jobs;  /* id -> struct rp_job */
+    struct jobmap jobs;
     struct strmap *usage; /* "u<uid>" / "a<account>" -> struct usage */
     struct rp_job *first, *last;
 };
@@ -63,6 +89,88 @@ const char *rp_job_event_name (int event)
     return event >= 1 && event <= 5 ? event_names[event] : NULL;
 }
 
+/* --- jobs by id ---------------------------------------------------------- */
+
+#define JOBMAP_BITS0 4
+
+static int jobmap_init (struct jobmap *map)
+{
+    map->bits = JOBMAP_BITS0;
+    map->size = (size_t)1 << map->bits;
+    map->count = 0;
+    map->slot = calloc (map->size, sizeof (*map->slot));
+    return map->slot ? 0 : -1;
+}
+
+static size_t jobmap_home (const struct jobmap *map, uint64_t id)
+{
+    return (size_t)((id * 0x9e3779b97f4a7c15ULL) >> (64 - map->bits));
+}
+
+/* The slot of id, or the empty slot where it would go. */
+static size_t jobmap_pos (const struct jobmap *map, uint64_t id)
+{
+    size_t mask = map->size - 1;
+    size_t i = jobmap_home (map, id);
+
+    while (map->slot[i] && map->slot[i]->id != id)
+        i = (i + 1) & mask;
+    return i;
+}
+
+static struct rp_job *jobmap_get (const struct jobmap *map, uint64_t id)
+{
+    return map->slot[jobmap_pos (map, id)];
+}
+
+static int jobmap_grow (struct jobmap *map)
+{
+    struct jobmap bigger = { .bits = map->bits + 1 };
+
+    bigger.size = (size_t)1 << bigger.bits;
+    if (!(bigger.slot = calloc (bigger.size, sizeof (*bigger.slot))))
+        return -1;
+    for (size_t i = 0; i < map->size; i++)
+        if (map->slot[i])
+            bigger.slot[jobmap_pos (&bigger, map->slot[i]->id)] = map->slot[i];
+    bigger.count = map->count;
+    free (map->slot);
+    *map = bigger;
+    return 0;
+}
+
+/* Put j, whose id is absent.  -1 out of memory, nothing changed. */
+static int jobmap_put (struct jobmap *map, struct rp_job *j)
+{
+    if ((map->count + 1) * 2 > map->size && jobmap_grow (map) < 0)
+        return -1;
+    map->slot[jobmap_pos (map, j->id)] = j;
+    map->count++;
+    return 0;
+}
+
+/* Remove id (present): the entries after it in its run move back to
+ * where a lookup finds them without it. */
+static void jobmap_remove (struct jobmap *map, uint64_t id)
+{
+    size_t mask = map->size - 1;
+    size_t hole = jobmap_pos (map, id);
+
+    map->slot[hole] = NULL;
+    map->count--;
+    for (size_t i = (hole + 1) & mask; map->slot[i]; i = (i + 1) & mask) {
+        size_t home = jobmap_home (map, map->slot[i]->id);
+        /* it stays when its home lies cyclically in (hole, i] */
+        if (hole < i ? home > hole && home <= i : home > hole || home <= i)
+            continue;
+        map->slot[hole] = map->slot[i];
+        map->slot[i] = NULL;
+        hole = i;
+    }
+}
+
+/* --- create, destroy ------------------------------------------------------ */
+
 struct rp_instance *rp_instance_create (const struct rp_config *cfg)
 {
     struct rp_instance *in = calloc (1, sizeof (*in));
@@ -70,7 +178,7 @@ struct rp_instance *rp_instance_create (const struct rp_config *cfg)
     if (!in)
         return NULL;
     in->cfg = cfg;
-    if (!(in->jobs = strmap_create ()) || !(in->usage = strmap_create ())) {
+    if (jobmap_init (&in->jobs) < 0 || !(in->usage = strmap_create ())) {
         rp_instance_destroy (in);
         errno = ENOMEM;
         return NULL;
@@ -81,7 +189,7 @@ struct rp_instance *rp_instance_create (const struct rp_config *cfg)
 static void job_free (struct rp_job *j)
 {
     if (j) {
-        rp_context_destroy (j->ctx);
+        /* j->ctx lies in j's block, never given to a setter */
         rp_jobspec_destroy (j->js);
         rp_rset_destroy (j->R);
         free (j->reason);
@@ -106,7 +214,7 @@ void rp_instance_destroy (struct rp_instance *in)
             job_free (j);
             j = next;
         }
-        strmap_destroy (in->jobs);
+        free (in->jobs.slot);
         strmap_each (in->usage, free_value, NULL);
         strmap_destroy (in->usage);
         free (in);
@@ -116,9 +224,9 @@ void rp_instance_destroy (struct rp_instance *in)
 
 /* --- usage -------------------------------------------------------------- */
 
-/* prefix (one character, or none when 0) and v in decimal at buf, which
- * holds 22 bytes: what snprintf "%c%" PRIu64 writes, without its cost on
- * every job's every transition. */
+/* prefix (one character) and v in decimal at buf, which holds 22 bytes:
+ * what snprintf "%c%" PRIu64 writes, without its cost on every job's
+ * every transition. */
 static void u64_key (char *buf, char prefix, uint64_t v)
 {
     char digits[20];
@@ -127,17 +235,10 @@ static void u64_key (char *buf, char prefix, uint64_t v)
     do
         digits[n++] = (char)('0' + v % 10);
     while ((v /= 10));
-    if (prefix)
-        *buf++ = prefix;
+    *buf++ = prefix;
     while (n > 0)
         *buf++ = digits[--n];
     *buf = '\0';
-}
-
-static void id_key (char *buf, size_t size, uint64_t id)
-{
-    (void)size; /* every caller's buffer holds 22 bytes */
-    u64_key (buf, 0, id);
 }
 
 /* What j adds to its user's and account's usage in its current state. */
@@ -164,30 +265,6 @@ static bool all_zero (const struct usage *u)
     return true;
 }
 
-/* Add (sign 1) or take away (sign -1) c from the record of key.  Adding
- * may need a new record: -1 with ENOMEM, nothing changed. */
-static int usage_apply (struct rp_instance *in, const char *key,
-                        const struct usage *c, int sign)
-{
-    struct usage *u = strmap_get (in->usage, key);
-
-    if (all_zero (c))
-        return 0;
-    if (!u) {
-        if (sign < 0 || !(u = calloc (1, sizeof (*u))))
-            return sign < 0 ? 0 : -1;
-        if (strmap_put (in->usage, key, u) < 0) {
-            free (u);
-            return -1;
-        }
-    }
-    for (int i = 0; i < NITEMS; i++)
-        u->v[i] = sign > 0 ? u->v[i] + c->v[i] : u->v[i] - c->v[i];
-    if (all_zero (u))
-        free (strmap_remove (in->usage, key));
-    return 0;
-}
-
 /* The usage keys of j: its user's and its account's (absent: ""). */
 static void usage_keys (const struct rp_job *j, char *user, char *account,
                         size_t size)
@@ -206,47 +283,106 @@ static void usage_keys (const struct rp_job *j, char *user, char *account,
     }
 }
 
-/* Count j's contribution in (sign 1) or out (sign -1).  Taking away
- * never fails; adding fails with ENOMEM, nothing changed. */
-static int usage_count (struct rp_instance *in, const struct rp_job *j,
-                        int sign)
+/* The record of key, made (all zeros) when there is none: NULL out of
+ * memory.  *made says whether it was. */
+static struct usage *usage_record (struct rp_instance *in, const char *key,
+                                   bool *made)
 {
-    char user[32], account[RP_CONTEXT_NAME_MAX + 2];
-    struct usage c;
+    struct usage *u = strmap_get (in->usage, key);
 
-    contribution (j, &c);
-    usage_keys (j, user, account, sizeof (account));
-    if (user[0] && usage_apply (in, user, &c, sign) < 0)
-        return -1;
-    if (account[0] && usage_apply (in, account, &c, sign) < 0) {
-        if (user[0])
-            usage_apply (in, user, &c, -sign);
-        return -1;
+    *made = !u;
+    if (u)
+        return u;
+    if (!(u = calloc (1, sizeof (*u))))
+        return NULL;
+    if (strmap_put (in->usage, key, u) < 0) {
+        free (u);
+        return NULL;
     }
+    return u;
+}
+
+/* Add c to u (sign 1), or take it away (sign -1). */
+static void usage_add (struct usage *u, const struct usage *c, int sign)
+{
+    for (int i = 0; i < NITEMS; i++)
+        u->v[i] = sign > 0 ? u->v[i] + c->v[i] : u->v[i] - c->v[i];
+}
+
+/* Drop the record of key when it is all zeros. */
+static void usage_drop_zero (struct rp_instance *in, const char *key,
+                             struct usage *u)
+{
+    if (u && all_zero (u))
+        free (strmap_remove (in->usage, key));
+}
+
+/* A new job j counts in: its records found (or made) once, kept in j and
+ * adjusted there on every transition, so a transition looks nothing up.
+ * A record never falls to zero while a job points at it: a job in any
+ * state adds 1 pending or 1 running job.  -1 with ENOMEM, nothing
+ * changed. */
+static int usage_join (struct rp_instance *in, struct rp_job *j)
+{
+    char key[2][RP_CONTEXT_NAME_MAX + 2];
+    struct usage c;
+    bool made;
+
+    usage_keys (j, key[0], key[1], sizeof (key[1]));
+    for (int k = 0; k < 2; k++) {
+        if (!key[k][0])
+            continue;
+        if (!(j->rec[k] = usage_record (in, key[k], &made))) {
+            if (k == 1)
+                usage_drop_zero (in, key[0], j->rec[0]);
+            j->rec[0] = NULL;
+            return -1;
+        }
+    }
+    contribution (j, &c);
+    for (int k = 0; k < 2; k++)
+        if (j->rec[k])
+            usage_add (j->rec[k], &c, 1);
     return 0;
 }
 
-/* Move j to state (with R, reason: taken), recounting its usage.  On
- * ENOMEM j is as it was. */
-static int transition (struct rp_instance *in, struct rp_job *j, int state,
-                       struct rp_rset *R, char *reason)
+/* j, leaving, counts out; a record left at zeros is dropped. */
+static void usage_leave (struct rp_instance *in, struct rp_job *j)
 {
-    struct rp_job old = *j;
+    char key[2][RP_CONTEXT_NAME_MAX + 2];
+    struct usage c;
 
-    usage_count (in, j, -1);
+    contribution (j, &c);
+    usage_keys (j, key[0], key[1], sizeof (key[1]));
+    for (int k = 0; k < 2; k++)
+        if (j->rec[k]) {
+            usage_add (j->rec[k], &c, -1);
+            usage_drop_zero (in, key[k], j->rec[k]);
+            j->rec[k] = NULL;
+        }
+}
+
+/* Move j to state (with R, reason: taken), its records adjusted by the
+ * change of its contribution. */
+static void transition (struct rp_job *j, int state, struct rp_rset *R,
+                        char *reason)
+{
+    struct usage was, now;
+
+    contribution (j, &was);
+    if (j->R != R)
+        rp_rset_destroy (j->R);
+    if (j->reason != reason)
+        free (j->reason);
     j->state = state;
     j->R = R;
     j->reason = reason;
-    if (usage_count (in, j, 1) < 0) {
-        *j = old;
-        usage_count (in, j, 1);
-        return -1;
-    }
-    if (old.R != R)
-        rp_rset_destroy (old.R);
-    if (old.reason != reason)
-        free (old.reason);
-    return 0;
+    contribution (j, &now);
+    for (int k = 0; k < 2; k++)
+        if (j->rec[k]) {
+            usage_add (j->rec[k], &was, -1);
+            usage_add (j->rec[k], &now, 1);
+        }
 }
 
 static void event (struct rp_instance *in, int ev, const struct rp_job *j)
@@ -259,10 +395,7 @@ static void event (struct rp_instance *in, int ev, const struct rp_job *j)
 
 static struct rp_job *lookup (const struct rp_instance *in, uint64_t id)
 {
-    char key[32];
-
-    id_key (key, sizeof (key), id);
-    return strmap_get (in->jobs, key);
+    return jobmap_get (&in->jobs, id);
 }
 
 int rp_instance_submit (struct rp_instance *in, uint64_t id,
@@ -270,7 +403,6 @@ int rp_instance_submit (struct rp_instance *in, uint64_t id,
                         rp_error_t *error)
 {
     struct rp_job *j;
-    char key[32];
 
     if (!in) {
         rp_jobspec_destroy (js);
@@ -280,23 +412,25 @@ int rp_instance_submit (struct rp_instance *in, uint64_t id,
         rp_jobspec_destroy (js);
         return rp_error_set (error, EEXIST, "job %" PRIu64 " exists", id);
     }
-    if (!(j = calloc (1, sizeof (*j)))
-        || !(j->ctx = ctx ? rp_context_copy (ctx)
-                          : rp_context_create (RP_ORIGIN_UNKNOWN))) {
-        free (j);
+    /* the record and a copy of its context in one block (malloc, not
+     * calloc: calloc costs more) */
+    if (!ctx)
+        ctx = context_empty ();
+    if (!(j = malloc (CTX_AT + context_copy_size (ctx)))) {
         rp_jobspec_destroy (js);
         return rp_error_set (error, ENOMEM, "out of memory");
     }
+    *j = (struct rp_job){ 0 };
+    j->ctx = context_copy_at (ctx, (char *)j + CTX_AT);
     j->id = id;
     j->js = js;
     j->state = RP_JOB_PENDING;
-    id_key (key, sizeof (key), id);
-    if (strmap_put (in->jobs, key, j) < 0) {
+    if (jobmap_put (&in->jobs, j) < 0) {
         job_free (j);
         return rp_error_set (error, ENOMEM, "out of memory");
     }
-    if (usage_count (in, j, 1) < 0) {
-        strmap_remove (in->jobs, key);
+    if (usage_join (in, j) < 0) {
+        jobmap_remove (&in->jobs, id);
         job_free (j);
         return rp_error_set (error, ENOMEM, "out of memory");
     }
@@ -342,11 +476,9 @@ int rp_instance_hold (struct rp_instance *in, uint64_t id, const char *reason,
     if (!(j = job_in (in, id, MASK (RP_JOB_PENDING) | MASK (RP_JOB_HELD),
                       error)))
         return -1;
-    if (!(copy = strdup (reason))
-        || transition (in, j, RP_JOB_HELD, NULL, copy) < 0) {
-        free (copy);
+    if (!(copy = strdup (reason)))
         return rp_error_set (error, ENOMEM, "out of memory");
-    }
+    transition (j, RP_JOB_HELD, NULL, copy);
     event (in, RP_EVENT_HELD, j);
     return 0;
 }
@@ -358,8 +490,7 @@ int rp_instance_release (struct rp_instance *in, uint64_t id,
 
     if (!j)
         return -1;
-    if (transition (in, j, RP_JOB_PENDING, NULL, NULL) < 0)
-        return rp_error_set (error, ENOMEM, "out of memory");
+    transition (j, RP_JOB_PENDING, NULL, NULL);
     event (in, RP_EVENT_RELEASED, j);
     return 0;
 }
@@ -371,11 +502,9 @@ static int run_with (struct rp_instance *in, struct rp_job *j,
 
     if (!R)
         return rp_error_set (error, EINVAL, "invalid argument");
-    if (!(copy = rp_rset_copy (R))
-        || transition (in, j, RP_JOB_RUNNING, copy, NULL) < 0) {
-        rp_rset_destroy (copy);
+    if (!(copy = rp_rset_copy (R)))
         return rp_error_set (error, ENOMEM, "out of memory");
-    }
+    transition (j, RP_JOB_RUNNING, copy, NULL);
     return 0;
 }
 
@@ -399,10 +528,7 @@ int rp_instance_start_take (struct rp_instance *in, uint64_t id,
         rp_rset_destroy (R);
         return j ? rp_error_set (error, EINVAL, "invalid argument") : -1;
     }
-    if (transition (in, j, RP_JOB_RUNNING, R, NULL) < 0) {
-        rp_rset_destroy (R);
-        return rp_error_set (error, ENOMEM, "out of memory");
-    }
+    transition (j, RP_JOB_RUNNING, R, NULL);
     event (in, RP_EVENT_STARTED, j);
     return 0;
 }
@@ -421,14 +547,12 @@ int rp_instance_finish (struct rp_instance *in, uint64_t id,
     struct rp_job *j = job_in (
         in, id, MASK (RP_JOB_PENDING) | MASK (RP_JOB_HELD) | MASK (RP_JOB_RUNNING),
         error);
-    char key[32];
 
     if (!j)
         return -1;
-    usage_count (in, j, -1);
+    usage_leave (in, j);
     event (in, RP_EVENT_FINISHED, j);
-    id_key (key, sizeof (key), id);
-    strmap_remove (in->jobs, key);
+    jobmap_remove (&in->jobs, id);
     if (j->prev)
         j->prev->next = j->next;
     else
@@ -455,7 +579,7 @@ const struct rp_job *rp_instance_job (const struct rp_instance *in,
 
 size_t rp_instance_njobs (const struct rp_instance *in)
 {
-    return in ? strmap_count (in->jobs) : 0;
+    return in ? in->jobs.count : 0;
 }
 
 const struct rp_job *rp_instance_first (const struct rp_instance *in)

@@ -156,8 +156,7 @@ nomem:
 void match_job_destroy (struct job *j)
 {
     if (j) {
-        free (j->holds);
-        free (j->rspan);
+        free (j->rspan); /* the holds are in j's block */
         rp_rset_destroy (j->R);
         rp_rset_destroy (j->Rjgf);
         free (j);

@@ -85,6 +85,7 @@
 
 #include "respol/rset.h"
 
+#include "core/idset_private.h"
 #include "core/jscan.h"
 #include "core/jtext.h"
 #include "core/rset_private.h"
@@ -106,11 +107,15 @@ struct prop {
     struct rp_idset *ranks; /* never empty, always targets */
 };
 
+/* Room in the set itself for one target and its host name: a job's R
+ * on one node costs no array and no copy of the name. */
+#define HOST1_SIZE 32
+
 struct rp_rset {
-    struct target *t; /* sorted by rank */
+    struct target *t; /* sorted by rank: &one while alloc is 1 */
     size_t n;
     size_t alloc;
-    struct rp_idset *ranks; /* the ranks of t */
+    struct rp_idset *ranks; /* the ranks of t: &ranks_in */
     struct prop *p;         /* sorted by name */
     size_t np;
     size_t palloc;
@@ -120,6 +125,10 @@ struct rp_rset {
     char *sched;  /* or the scheduling key as text (rset_set_scheduling_text) */
     json_t *exec; /* opaque execution keys, incl. nslots, or NULL */
     const struct target **byhost; /* lazy: sorted by host name, rank */
+    struct rp_idset ranks_in; /* in the set's block: one allocation less */
+    struct target one;
+    bool host1_used;        /* host1 is the host of a target */
+    char host1[HOST1_SIZE]; /* the first target's host, when it fits */
 };
 
 static int fail_errno (rp_error_t *error)
@@ -243,7 +252,7 @@ static void drop_host_index (struct rp_rset *r)
 
 static int grow_targets (struct rp_rset *r, size_t want)
 {
-    size_t alloc = r->alloc ? r->alloc : 16;
+    size_t alloc = r->alloc > 1 ? r->alloc : 16;
     struct target *t;
 
     if (want <= r->alloc)
@@ -256,11 +265,36 @@ static int grow_targets (struct rp_rset *r, size_t want)
         alloc *= 2;
     if (alloc > RP_RSET_MAX_TARGETS)
         alloc = RP_RSET_MAX_TARGETS;
-    if (!(t = realloc (r->t, alloc * sizeof (*t))))
+    if (r->t == &r->one) {
+        if (!(t = malloc (alloc * sizeof (*t))))
+            return -1;
+        t[0] = r->one;
+    } else if (!(t = realloc (r->t, alloc * sizeof (*t))))
         return -1;
     r->t = t;
     r->alloc = alloc;
+    drop_host_index (r); /* it pointed into the old array */
     return 0;
+}
+
+/* A copy of host for a new target of r: in r's own room when it is free
+ * and the name fits, else allocated.  NULL: out of memory. */
+static char *host_copy (struct rp_rset *r, const char *host)
+{
+    size_t len = strlen (host);
+
+    if (r->host1_used || len >= sizeof (r->host1))
+        return strdup (host);
+    r->host1_used = true;
+    return memcpy (r->host1, host, len + 1);
+}
+
+static void host_free (struct rp_rset *r, char *host)
+{
+    if (host == r->host1)
+        r->host1_used = false;
+    else
+        free (host);
 }
 
 /* Append a target whose rank is above all others.  Steals ch, also on
@@ -270,9 +304,10 @@ static int push_target (struct rp_rset *r, unsigned int rank, const char *host,
 {
     char *copy = NULL;
 
-    if (!ch || grow_targets (r, r->n + 1) < 0 || !(copy = strdup (host))
+    if (!ch || grow_targets (r, r->n + 1) < 0 || !(copy = host_copy (r, host))
         || rp_idset_add (r->ranks, rank) < 0) {
-        free (copy);
+        if (copy)
+            host_free (r, copy);
         children_unref (ch);
         return -1;
     }
@@ -385,16 +420,15 @@ static json_t *keys (json_t **o)
 
 struct rp_rset *rp_rset_create (void)
 {
-    struct rp_rset *r = calloc (1, sizeof (*r));
+    struct rp_rset *r = malloc (sizeof (*r)); /* calloc costs more */
 
     if (!r)
         return NULL;
     /* top and exec are made with their first key: most sets have none */
-    if (!(r->ranks = rp_idset_create ())) {
-        rp_rset_destroy (r);
-        errno = ENOMEM;
-        return NULL;
-    }
+    *r = (struct rp_rset){ .alloc = 1 };
+    r->t = &r->one;
+    idset_init (&r->ranks_in);
+    r->ranks = &r->ranks_in;
     return r;
 }
 
@@ -405,22 +439,37 @@ void rp_rset_destroy (struct rp_rset *r)
     if (!r)
         return;
     for (size_t i = 0; i < r->n; i++) {
-        free (r->t[i].host);
+        host_free (r, r->t[i].host);
         children_unref (r->t[i].ch);
     }
     for (size_t i = 0; i < r->np; i++) {
         free (r->p[i].name);
         rp_idset_destroy (r->p[i].ranks);
     }
-    free (r->t);
+    if (r->t != &r->one)
+        free (r->t);
     free (r->p);
     free (r->byhost);
-    rp_idset_destroy (r->ranks);
+    idset_fini (&r->ranks_in);
     json_decref (r->top);
     json_decref (r->exec);
     free (r->sched);
     free (r);
     errno = saved_errno;
+}
+
+/* r's fields were moved from the struct at was: point them at r's own
+ * room again. */
+static void moved_from (struct rp_rset *r, const struct rp_rset *was)
+{
+    if (r->t == &was->one)
+        r->t = &r->one;
+    r->ranks = &r->ranks_in;
+    idset_moved (&r->ranks_in, &was->ranks_in);
+    for (size_t i = 0; i < r->n; i++)
+        if (r->t[i].host == was->host1)
+            r->t[i].host = r->host1;
+    drop_host_index (r);
 }
 
 static void rset_swap (struct rp_rset *a, struct rp_rset *b)
@@ -429,6 +478,8 @@ static void rset_swap (struct rp_rset *a, struct rp_rset *b)
 
     *a = *b;
     *b = tmp;
+    moved_from (a, b);
+    moved_from (b, a);
 }
 
 /* A new set without targets, with r's times and opaque keys. */
@@ -948,13 +999,14 @@ ssize_t rp_rset_count (const struct rp_rset *r, const char *type)
         errno = EINVAL;
         return -1;
     }
-    if (strcmp (type, "node") == 0)
-        return r->n;
-    if (strcmp (type, "core") != 0 && strcmp (type, "gpu") != 0) {
+    /* each name compared once: the instance counts a job's cores and
+     * GPUs on every start */
+    if (!(cores = strcmp (type, "core") == 0) && strcmp (type, "gpu") != 0) {
+        if (strcmp (type, "node") == 0)
+            return r->n;
         errno = EINVAL;
         return -1;
     }
-    cores = strcmp (type, "core") == 0;
     for (size_t i = 0; i < r->n; i++)
         sum += rp_idset_count (cores ? r->t[i].ch->cores : r->t[i].ch->gpus);
     return sum;
@@ -1146,9 +1198,11 @@ static int add_target (struct rp_rset *r, unsigned int rank,
         return rp_error_set (error, EEXIST,
                              "rank %u is already an execution target", rank);
     }
-    if (!ch || grow_targets (r, r->n + 1) < 0 || !(host = strdup (hostname))
+    if (!ch || grow_targets (r, r->n + 1) < 0
+        || !(host = host_copy (r, hostname))
         || rp_idset_add (r->ranks, rank) < 0) {
-        free (host);
+        if (host)
+            host_free (r, host);
         children_unref (ch);
         return fail_errno (error);
     }

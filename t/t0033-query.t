@@ -475,4 +475,18 @@ test_expect_success SCRIPT 'on a terminal, the prompt is printed' '
 	grep -q "respol> " out
 '
 
+test_expect_success 'words are split at any blank: tabs, CR, VT, FF, runs of them' '
+	printf "match\tallocate \r slots.yaml\n  \v\f\n\fnosuch  cmd\t\r\n#\tcomment\n\t#x\nfree\t1 \n info  1\n" |
+		test_expect_code 1 respol query -F short --generate=$GEN >out 2>err &&
+	cat >expect <<-\EOF &&
+	1: node0: core[0-3]
+	EOF
+	test_cmp expect out &&
+	cat >expect <<-\EOF &&
+	respol: query: line 3: nosuch cmd: unknown command '\''nosuch'\''
+	respol: query: line 7: info 1: no job 1
+	EOF
+	test_cmp expect err
+'
+
 test_done

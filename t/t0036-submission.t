@@ -114,6 +114,36 @@ test_expect_success 'query: job events reach validators and policies, in order' 
 	EOF
 	test_cmp expected err
 '
+test_expect_success 'query: each job its own context, made again when its WHO or jobspec differ' '
+	cat >script <<-\EOF &&
+	match allocate job.yaml
+	match allocate bank.yaml
+	match allocate --account=chem bank.yaml
+	match allocate --account=chem bank.yaml
+	match allocate --queue=batch bank.yaml
+	match allocate bank.yaml
+	match allocate --user=daemon bank.yaml
+	match allocate bank.yaml
+	match allocate job.yaml
+	EOF
+	respol query -F short --config=who.yaml --generate=nodes=4,cores=16 \
+		-f script >out 2>err &&
+	sed -n "s/.*warning: whoami: user=\([^ ]*\) .* \(account=.*\) origin=.*/\1 \2/p" \
+		err >got &&
+	me=$(id -un) &&
+	cat >expected <<-EOF &&
+	$me account=- queue=- jobid=1
+	$me account=physics queue=debug jobid=2
+	$me account=chem queue=debug jobid=3
+	$me account=chem queue=debug jobid=4
+	$me account=physics queue=batch jobid=5
+	$me account=physics queue=debug jobid=6
+	daemon account=physics queue=debug jobid=7
+	$me account=physics queue=debug jobid=8
+	$me account=- queue=- jobid=9
+	EOF
+	test_cmp expected got
+'
 test_expect_success 'query: a held job keeps its id, shows its reason, and starts after schedule' '
 	cat >script <<-\EOF &&
 	match allocate job.yaml

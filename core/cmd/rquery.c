@@ -214,6 +214,13 @@ struct query {
     uint64_t cache_clock;
     struct rp_context *user_ctx;
     char *user_key; /* its --user word, "" for the caller */
+    /* the last job's context, the next job's too when it is made the
+     * same way: the same user, the same jobspec (a reference held, so that
+     * its address names it) and the same --account and --queue words */
+    struct rp_context *job_ctx;
+    struct rp_jobspec *job_ctx_js;
+    char *job_ctx_account;
+    char *job_ctx_queue;
     /* the current command: its words and their single spaced text */
     char *words[MAX_WORDS + 1];
     int nwords;
@@ -693,17 +700,46 @@ static int job_words (struct query *q, int first, const char *usage,
     return 0;
 }
 
-/* The context of a new job (the next job id, submitted now), or NULL
- * after a message. */
-static struct rp_context *job_context (struct query *q, const struct cmd_who *w,
-                                       const struct rp_jobspec *js)
+static void job_ctx_drop (struct query *q)
+{
+    rp_context_destroy (q->job_ctx);
+    rp_jobspec_destroy (q->job_ctx_js);
+    free (q->job_ctx_account);
+    free (q->job_ctx_queue);
+    q->job_ctx = NULL;
+    q->job_ctx_js = NULL;
+    q->job_ctx_account = q->job_ctx_queue = NULL;
+}
+
+static bool same_word (const char *a, const char *b)
+{
+    return a == b || (a && b && !strcmp (a, b));
+}
+
+static char *word_copy (const char *word)
+{
+    char *copy = word ? strdup (word) : NULL;
+
+    if (word && !copy)
+        cmd_die (SUB, "out of memory");
+    return copy;
+}
+
+/* The context of a new job (the next job id, submitted now), borrowed
+ * until the next call, or NULL after a message.  The user is looked up
+ * once per --user word, and the context made once for the jobs made the
+ * same way (job_ctx): a job reads its account and queue from the
+ * jobspec's attributes, and a copy of the user's context with them cost
+ * more than a thousand instructions a job. */
+static const struct rp_context *job_context (struct query *q,
+                                             const struct cmd_who *w,
+                                             const struct rp_jobspec *js)
 {
     const char *key = w->user ? w->user : "";
-    struct rp_context *ctx;
     rp_error_t error;
 
-    /* the user is looked up once per --user word, not per job */
     if (!q->user_ctx || strcmp (q->user_key, key)) {
+        job_ctx_drop (q);
         rp_context_destroy (q->user_ctx);
         free (q->user_key);
         q->user_key = NULL;
@@ -711,16 +747,23 @@ static struct rp_context *job_context (struct query *q, const struct cmd_who *w,
             fail (q, "%s", error.text);
             return NULL;
         }
-        if (!(q->user_key = strdup (key)))
-            cmd_die (SUB, "out of memory");
+        q->user_key = word_copy (key);
     }
-    if (!(ctx = cmd_context_from (q->user_ctx, w, js, &error))) {
-        fail (q, "%s", error.text);
-        return NULL;
+    if (!q->job_ctx || q->job_ctx_js != js
+        || !same_word (q->job_ctx_account, w->account)
+        || !same_word (q->job_ctx_queue, w->queue)) {
+        job_ctx_drop (q);
+        if (!(q->job_ctx = cmd_context_from (q->user_ctx, w, js, &error))) {
+            fail (q, "%s", error.text);
+            return NULL;
+        }
+        q->job_ctx_js = rp_jobspec_copy (js);
+        q->job_ctx_account = word_copy (w->account);
+        q->job_ctx_queue = word_copy (w->queue);
     }
-    rp_context_set_jobid (ctx, q->next_jobid);
-    rp_context_set_submit_time (ctx, now_of (q));
-    return ctx;
+    rp_context_set_jobid (q->job_ctx, q->next_jobid);
+    rp_context_set_submit_time (q->job_ctx, now_of (q));
+    return q->job_ctx;
 }
 
 /* Print "N: STATE[: REASON]" (-F short) or "jobid=N" and "STATE[:
@@ -850,7 +893,7 @@ static struct rp_rset *job_match (struct query *q, int mode, uint64_t id,
 }
 
 /* Job id was matched: running (R taken) or reserved (pending). */
-static void matched (struct query *q, int mode, struct rp_context *ctx,
+static void matched (struct query *q, int mode, const struct rp_context *ctx,
                      struct rp_jobspec *js, struct rp_rset *R)
 {
     bool reserved = false;
@@ -875,7 +918,7 @@ static void cmd_job_line (struct query *q, int mode)
                             : "submit [WHO] JOBSPEC-FILE";
     char buf[sizeof (((rp_error_t *)0)->text) + 32];
     struct rp_jobspec *js, *amended;
-    struct rp_context *ctx = NULL;
+    const struct rp_context *ctx;
     struct rp_rset *R = NULL;
     struct cmd_who w;
     const char *file;
@@ -922,7 +965,6 @@ out:
     rp_matcher_set_context (q->m, NULL);
     rp_rset_destroy (R);
     free (reason);
-    rp_context_destroy (ctx);
     rp_jobspec_destroy (js);
 }
 
@@ -1488,19 +1530,35 @@ static void cmd_hello_line (struct query *q)
 
 /* --- the loop ------------------------------------------------------------ */
 
+static bool is_blank (char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
 /* Split line into words (at most MAX_WORDS + 1 kept: one more than any
  * command takes, which is enough to say there are too many) and build
- * their single spaced text (never longer than the line). */
+ * their single spaced text (never longer than the line).  One pass over
+ * the line: strtok_r with strspn and strcspn under it cost 500
+ * instructions a command. */
 static void split (struct query *q, char *line)
 {
-    char *save = NULL;
+    char *p = line;
     size_t len = 0;
 
     q->nwords = 0;
     q->text[0] = '\0';
-    for (char *w = strtok_r (line, " \t\r\v\f", &save); w;
-         w = strtok_r (NULL, " \t\r\v\f", &save)) {
-        size_t n = strlen (w);
+    for (;;) {
+        char *w;
+        size_t n;
+        while (is_blank (*p))
+            p++;
+        if (!*p)
+            break;
+        for (w = p; *p && !is_blank (*p); p++)
+            ;
+        n = (size_t)(p - w);
+        if (*p)
+            *p++ = '\0';
         if (q->nwords <= MAX_WORDS)
             q->words[q->nwords++] = w;
         if (len)
@@ -1750,6 +1808,7 @@ int cmd_query (int argc, char **argv)
         close (in->fd);
     free (in);
     drop_state (q);
+    job_ctx_drop (q);
     cache_destroy (q);
     rp_context_destroy (q->user_ctx);
     free (q->user_key);

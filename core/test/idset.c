@@ -16,6 +16,8 @@
 #include "respol/idset.h"
 #include "t/tap/tap.h"
 
+#include "core/test/allocs.h"
+
 #define R RP_IDSET_RANGES
 #define B RP_IDSET_BRACKETS
 #define MAX RP_IDSET_MAX_ID
@@ -816,6 +818,56 @@ static void test_random (void)
     ok (bad == 0, "%d random rounds agree with a bitmap model", ITERATIONS);
 }
 
+/* A set of one range lives in one allocation; a second range moves the
+ * ranges out, and a one-range result taken in (subtract) comes back in. */
+static void test_one_range_inline (void)
+{
+    struct rp_idset *set, *other, *cpy;
+    size_t n0;
+
+    if (!allocs_counted ()) {
+        skip (4, "allocations are not counted here (sanitizer, valgrind)");
+        goto spill;
+    }
+    n0 = allocs ();
+    set = rp_idset_create ();
+    ok (set && rp_idset_add_range (set, 0, 3) == 0 && allocs () - n0 == 1,
+        "test_one_range_inline: create and add 0-3 is one allocation");
+    n0 = allocs ();
+    ok ((cpy = rp_idset_copy (set)) && allocs () - n0 == 1,
+        "test_one_range_inline: a copy of one range is one allocation");
+    n0 = allocs ();
+    ok (rp_idset_add (set, 7) == 0 && allocs () - n0 == 1,
+        "test_one_range_inline: a second range is one more");
+    n0 = allocs ();
+    ok (rp_idset_add (set, 9) == 0 && rp_idset_add (set, 11) == 0
+            && allocs () - n0 == 0,
+        "test_one_range_inline: the third and fourth are in its room");
+    rp_idset_destroy (cpy);
+    rp_idset_destroy (set);
+spill:
+    set = dec ("0-3");
+    ok (rp_idset_add (set, 7) == 0 && rp_idset_add (set, 9) == 0
+            && !strcmp (enc (set, R), "0-3,7,9"),
+        "test_one_range_inline: ranges out of the struct keep their ids");
+    other = dec ("4-20");
+    ok (rp_idset_subtract (set, other) == 0 && !strcmp (enc (set, R), "0-3")
+            && rp_idset_count (set) == 4,
+        "test_one_range_inline: a one-range difference taken in");
+    ok (rp_idset_add (set, 5) == 0 && !strcmp (enc (set, R), "0-3,5"),
+        "test_one_range_inline: and out again");
+    ok (rp_idset_remove (set, 5) == 0 && rp_idset_add_set (set, other) == 0
+            && !strcmp (enc (set, R), "0-20"),
+        "test_one_range_inline: a one-range union taken in");
+    cpy = rp_idset_copy (set);
+    ok (cpy && rp_idset_add (cpy, 30) == 0 && !strcmp (enc (set, R), "0-20")
+            && !strcmp (enc (cpy, R), "0-20,30"),
+        "test_one_range_inline: a copy's ranges are its own");
+    rp_idset_destroy (cpy);
+    rp_idset_destroy (other);
+    rp_idset_destroy (set);
+}
+
 int main (void)
 {
     plan (NO_PLAN);
@@ -832,5 +884,6 @@ int main (void)
     test_algebra_self ();
     test_algebra_null ();
     test_random ();
+    test_one_range_inline ();
     return done_testing ();
 }

@@ -15,6 +15,7 @@
 #include <respol/instance.h>
 #include <respol/rset.h>
 
+#include "core/test/allocs.h"
 #include "core/test/fixtures.h"
 #include "t/tap/tap.h"
 
@@ -474,6 +475,99 @@ static void test_start_take (void)
     rp_instance_destroy (in);
 }
 
+/* Jobs by id: ids that share a home slot and runs that wrap around the
+ * table, removed in an order that moves entries back over the holes;
+ * every job is found after every removal, none removed is. */
+static bool all_found (const struct rp_instance *in, const bool *live,
+                       const uint64_t *ids, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((rp_instance_job (in, ids[i]) != NULL) != live[i])
+            return false;
+    return rp_instance_job (in, 0) == NULL;
+}
+
+static void test_jobs_by_id (void)
+{
+    enum { N = 300 };
+    struct rp_instance *in = rp_instance_create (NULL);
+    struct rp_context *c = ctx_of ("daemon", NULL);
+    uint64_t ids[N];
+    bool live[N];
+    bool ok_all = true;
+    rp_error_t error;
+    size_t n0;
+
+    for (size_t i = 0; i < N; i++) {
+        /* consecutive ids, multiples of 2^k, and ids near UINT64_MAX */
+        ids[i] = i < 100   ? i + 1
+                 : i < 200 ? (uint64_t)(i - 99) << 40
+                           : UINT64_MAX - (i - 200);
+        live[i] = rp_instance_submit (in, ids[i], c, job (), &error) == 0;
+        ok_all &= live[i];
+    }
+    ok (ok_all && rp_instance_njobs (in) == N && all_found (in, live, ids, N),
+        "test_jobs_by_id: %d jobs submitted, each found", N);
+    ok_all = true;
+    for (size_t k = 0; k < N; k++) {
+        size_t i = (k * 7) % N; /* 7 is prime to 300: each once */
+        ok_all &= rp_instance_finish (in, ids[i], &error) == 0;
+        live[i] = false;
+        ok_all &= all_found (in, live, ids, N)
+                  && rp_instance_njobs (in) == N - k - 1;
+    }
+    ok (ok_all, "test_jobs_by_id: after each finish the others are found");
+    ok (rp_instance_submit (in, 5, c, job (), &error) == 0
+            && rp_instance_job (in, 5)
+            && !rp_instance_next (rp_instance_first (in)),
+        "test_jobs_by_id: an emptied instance takes a job again");
+    if (!allocs_counted ())
+        skip (1, "allocations are not counted here (sanitizer, valgrind)");
+    else {
+        struct rp_jobspec *js = job ();
+        n0 = allocs ();
+        ok (rp_instance_submit (in, 6, c, js, &error) == 0
+                && allocs () - n0 == 1,
+            "test_jobs_by_id: a submission allocates one block, its record "
+            "with its context, nothing for its id");
+    }
+    rp_context_destroy (c);
+    rp_instance_destroy (in);
+}
+
+/* A job finds its usage records when it is submitted and keeps them: a
+ * transition allocates nothing, even for the only job of its user and
+ * account, whose records its old state alone held up. */
+static void test_usage_kept (void)
+{
+    struct rp_instance *in = rp_instance_create (NULL);
+    struct rp_context *c = ctx_of ("daemon", "physics");
+    struct rp_rset *R = R_of (1, 4, 0);
+    rp_error_t error;
+    bool counted = allocs_counted ();
+    size_t n0;
+
+    ok (rp_instance_submit (in, 1, c, job (), &error) == 0,
+        "test_usage_kept: submit the only job of daemon and physics");
+    n0 = allocs ();
+    ok (rp_instance_start_take (in, 1, R, &error) == 0
+            && (!counted || allocs () == n0),
+        "test_usage_kept: started, nothing allocated");
+    cmp_ok (uu (in, 1, RP_USAGE_PENDING_JOBS), ==, 0, "daemon: 0 pending");
+    cmp_ok (uu (in, 1, RP_USAGE_CORES), ==, 4, "daemon: 4 cores");
+    cmp_ok (rp_instance_account_usage (in, "physics", RP_USAGE_RUNNING_JOBS),
+            ==, 1, "physics: 1 running");
+    ok (rp_instance_finish (in, 1, &error) == 0
+            && uu (in, 1, RP_USAGE_RUNNING_JOBS) == 0
+            && rp_instance_account_usage (in, "physics", RP_USAGE_NODES) == 0,
+        "test_usage_kept: finished, its usage gone");
+    ok (rp_instance_submit (in, 2, c, job (), &error) == 0
+            && uu (in, 1, RP_USAGE_PENDING_JOBS) == 1,
+        "test_usage_kept: the next job of daemon counts from zero");
+    rp_context_destroy (c);
+    rp_instance_destroy (in);
+}
+
 int main (void)
 {
     plan (NO_PLAN);
@@ -484,6 +578,8 @@ int main (void)
     test_events ();
     test_holds ();
     test_start_take ();
+    test_jobs_by_id ();
+    test_usage_kept ();
     fixtures_cleanup ();
     return done_testing ();
 }

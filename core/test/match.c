@@ -35,6 +35,7 @@
 
 #include "core/graph_private.h"
 #include "core/plugin_private.h"
+#include "core/test/allocs.h"
 #include "t/tap/tap.h"
 
 /* --- jobspec shorthands --------------------------------------------------- */
@@ -865,6 +866,38 @@ static void test_jobs_and_times (void)
         "rp_matcher_stat counts a drained node's subtree as down");
     free (s);
     json_decref (st);
+    rp_jobspec_destroy (js);
+    rp_matcher_destroy (m);
+}
+
+/* What an allocation of one slot on one node allocates once the matcher's
+ * scratch has grown: the job's record (its holds in the same block) and
+ * the R returned (the set with its one target, host name and ranks, the
+ * children record and their two idsets, one range each). */
+#define ALLOCATE_ALLOCS 5
+
+static void test_allocations (void)
+{
+    struct rp_matcher *m = matcher ("nodes=8,cores=4");
+    struct rp_jobspec *js = jobspec (L (SLOT ("1", CORE ("2"))), NULL, 60);
+    struct rp_rset *R;
+    rp_error_t e;
+    size_t n0;
+
+    if (!allocs_counted ()) {
+        skip (1, "allocations are not counted here (sanitizer, valgrind)");
+        goto done;
+    }
+    rp_matcher_set_scheduling (m, false); /* R without the scheduling key */
+    rp_rset_destroy (rp_matcher_allocate (m, 1, js, 1000, &e));
+    rp_rset_destroy (rp_matcher_allocate (m, 2, js, 1000, &e));
+    n0 = allocs ();
+    R = rp_matcher_allocate (m, 3, js, 1000, &e);
+    ok (R && allocs () - n0 <= ALLOCATE_ALLOCS,
+        "test_allocations: allocate of one slot: at most %d allocations",
+        ALLOCATE_ALLOCS);
+    rp_rset_destroy (R);
+done:
     rp_jobspec_destroy (js);
     rp_matcher_destroy (m);
 }
@@ -2050,6 +2083,7 @@ int main (void)
         run_seq (&seqs[i]);
     test_api ();
     test_jobs_and_times ();
+    test_allocations ();
     test_check ();
     test_scheduling ();
     test_scheduling_text ();

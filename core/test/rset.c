@@ -19,6 +19,8 @@
 #include "respol/rset.h"
 #include "t/tap/tap.h"
 
+#include "core/test/allocs.h"
+
 /* --- helpers ------------------------------------------------------------ */
 
 /* s with every ' replaced by ".  Up to 8 results live at a time. */
@@ -1875,6 +1877,68 @@ static void test_hostname_fast_path (void)
         accepted);
 }
 
+/* A set keeps its first target, and that target's host name when it is
+ * shorter than 32 bytes, in its own struct: a set of one target costs no
+ * array and no copy of the name.  A second target moves the target out;
+ * the set changed in place (add, append) takes the result's fields, its
+ * own room included. */
+static void test_one_target_inline (void)
+{
+    static const char h31[] = "h123456789012345678901234567890";
+    static const char h32[] = "h1234567890123456789012345678901";
+    struct rp_rset *r, *s1, *s2;
+    rp_error_t e;
+    size_t n0;
+
+    if (!allocs_counted ())
+        skip (1, "allocations are not counted here (sanitizer, valgrind)");
+    else {
+        struct rp_idset *c = ids ("0-3");
+        n0 = allocs ();
+        r = rp_rset_create ();
+        ok (r && rp_rset_add_target (r, 0, "node0", c, NULL, &e) == 0
+                && allocs () - n0 == 4,
+            "test_one_target_inline: a set of one target is 4 allocations "
+            "(the set with its ranks, children, cores, GPUs)");
+        rp_idset_destroy (c);
+        rp_rset_destroy (r);
+    }
+    r = rp_rset_create ();
+    add (r, 5, "n5", "0-3", NULL);
+    s1 = rp_rset_create ();
+    add (s1, 2, "n2", "4", "0");
+    ok (rp_rset_rank_of (r, "n5") == 5 && rp_rset_add (r, s1, &e) == 0
+            && rp_rset_rank_of (r, "n5") == 5 && rp_rset_rank_of (r, "n2") == 2,
+        "test_one_target_inline: add in place, both hosts found after");
+    ids_is (rp_rset_ranks (r), "2,5",
+            "test_one_target_inline: the ranks moved with the set's fields");
+    encodes_as (r,
+                "{'execution':{'R_lite':[{'children':{'core':'4','gpu':'0'},"
+                "'rank':'2'},{'children':{'core':'0-3'},'rank':'5'}],"
+                "'expiration':0.0,'nodelist':['n[2,5]'],'starttime':0.0},"
+                "'version':1}",
+                "test_one_target_inline: and encodes both");
+    add (r, 9, h31, "1", NULL);
+    add (r, 1, h32, "1", NULL);
+    ok (rp_rset_ntargets (r) == 4 && rp_rset_rank_of (r, h31) == 9
+            && rp_rset_rank_of (r, h32) == 1 && rp_rset_rank_of (r, "n2") == 2,
+        "test_one_target_inline: grown to 4 targets, every host found");
+    s2 = rp_rset_create ();
+    add (s2, 7, h31, "0", NULL);
+    add (s2, 8, h32, "0", NULL);
+    ok (rp_rset_ntargets (s2) == 2 && rp_rset_append (s1, s2, &e) == 0
+            && rp_rset_rank_of (s1, h31) == 7 && rp_rset_rank_of (s1, h32) == 8
+            && rp_rset_rank_of (s1, "n2") == 2,
+        "test_one_target_inline: 31 and 32 byte names, appended in place");
+    rp_rset_destroy (s2);
+    s2 = rp_rset_copy (s1);
+    rp_rset_destroy (s1);
+    ok (s2 && rp_rset_rank_of (s2, h32) == 8 && rp_rset_rank_of (s2, "n2") == 2,
+        "test_one_target_inline: a copy outlives its source");
+    rp_rset_destroy (s2);
+    rp_rset_destroy (r);
+}
+
 int main (void)
 {
     plan (NO_PLAN);
@@ -1912,5 +1976,6 @@ int main (void)
     test_cap ();
     test_size_json ();
     test_hostname_fast_path ();
+    test_one_target_inline ();
     return done_testing ();
 }
