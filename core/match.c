@@ -25,6 +25,7 @@
 
 #include "core/match_private.h"
 #include "core/context_private.h"
+#include "core/graph_impl.h" /* st_agg: rp_match_subtree_free */
 
 /* --- the matcher ---------------------------------------------------------- */
 
@@ -615,9 +616,11 @@ uint64_t rp_match_vertex_free (const struct rp_match *m, rp_vertex_t v)
 
 uint64_t rp_match_subtree_free (const struct rp_match *m, rp_vertex_t v, int t)
 {
+    /* the state's own inline read: a scoring policy asks once per type
+     * for every vertex it scores */
     if (!m || v >= m->m->nvertices || t < 0 || (size_t)t >= m->m->ntypes)
         return 0;
-    return gstate_agg (m->s, v, t);
+    return st_agg (m->s, v, (size_t)t);
 }
 
 uint64_t rp_match_held (const struct rp_match *m, rp_vertex_t v, int t)
