@@ -446,6 +446,16 @@ uint64_t rp_match_held (const struct rp_match *m, rp_vertex_t v, int t);
  * validators. */
 const struct rp_context *rp_match_context (const struct rp_match *m);
 const struct rp_instance *rp_match_instance (const struct rp_match *m);
+/* rp_match_unit_need and rp_match_subtree_free of every type at once, for
+ * a policy that reads them all for each vertex it scores: need[t] and
+ * free[t] for every type index t below both n and the graph's type count
+ * (the rest of the array is left alone; all 0 where the one-type
+ * accessor gives 0: no request being placed, a bad vertex).  Return the
+ * graph's type count (0, nothing written: m is NULL). */
+size_t rp_match_unit_needs (const struct rp_match *m, uint64_t *need,
+                            size_t n);
+size_t rp_match_subtree_frees (const struct rp_match *m, rp_vertex_t v,
+                               uint64_t *free, size_t n);
 
 #ifdef __cplusplus
 }
