@@ -21,6 +21,9 @@
 #include <respol/plugin.h>
 
 #define FIT_MAX ((uint64_t)1 << 28)
+/* Types read in one call (rp_match_unit_needs, rp_match_subtree_frees);
+ * those past it, one by one (no graph respol builds has that many). */
+#define MEASURE_TYPES 64
 #define SPARE_MAX (((uint64_t)1 << 32) - 1)
 
 /* A measure being summed type by type: measure_add each type's free
@@ -57,21 +60,26 @@ static inline uint64_t measure_spare (const struct measure *ms)
  * does not need are not counted, nor the request's own type when the
  * request is shared (a vertex held by another job shows no free units but
  * may still be shared).  Returns false when the unit needs nothing this
- * can count.  The type count and the request are read once per call. */
+ * can count.  The needs and free amounts of the first MEASURE_TYPES
+ * types are read in one call each. */
 static bool measure (const struct rp_match *m, rp_vertex_t v, uint64_t *fit,
                      uint64_t *spare)
 {
     const struct rp_jobspec_resource *r = rp_match_request (m);
     int own = rp_match_request_type (m);
     bool shared = !r || !rp_jobspec_resource_exclusive (r);
-    int ntypes = (int)rp_graph_ntypes (rp_match_graph (m));
+    uint64_t needs[MEASURE_TYPES], frees[MEASURE_TYPES];
+    size_t ntypes = rp_match_unit_needs (m, needs, MEASURE_TYPES);
     struct measure ms = MEASURE_INIT;
 
-    for (int t = 0; t < ntypes; t++) {
-        uint64_t need = rp_match_unit_need (m, t);
-        if (need == 0 || (t == own && shared))
+    rp_match_subtree_frees (m, v, frees, MEASURE_TYPES);
+    for (size_t t = 0; t < ntypes; t++) {
+        bool one = t < MEASURE_TYPES;
+        uint64_t need = one ? needs[t] : rp_match_unit_need (m, (int)t);
+        if (need == 0 || ((int)t == own && shared))
             continue;
-        measure_add (&ms, rp_match_subtree_free (m, v, t), need);
+        measure_add (&ms, one ? frees[t] : rp_match_subtree_free (m, v, (int)t),
+                     need);
     }
     *fit = ms.fit;
     *spare = measure_spare (&ms);
