@@ -384,10 +384,11 @@ struct rp_match_ops {
  * them in that order without scoring them.
  *
  * RP_MATCH_SCORE_BY_FREE: score (v) depends only on the request being
- *   placed (rp_match_request, rp_match_request_type, rp_match_unit_need,
- *   rp_match_jobspec, rp_match_is_satisfiability) and on what v shows:
- *   its type, size and state, and the free amounts rp_match_vertex_free
- *   and rp_match_subtree_free give for v; not on its id, name or
+ *   placed (rp_match_request, rp_match_request_type, rp_match_unit_need
+ *   or rp_match_unit_needs, rp_match_jobspec, rp_match_is_satisfiability)
+ *   and on what v shows: its type, size and state, and the free amounts
+ *   rp_match_vertex_free and rp_match_subtree_free (or
+ *   rp_match_subtree_frees) give for v; not on its id, name or
  *   properties, nor on rp_match_count_need or rp_match_held.  Vertices
  *   that show the same get the same score.  The host scores one child
  *   per class of children that show the same (best fit, worst fit).
