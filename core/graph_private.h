@@ -44,6 +44,10 @@ uint64_t gstate_used (const struct rp_gstate *s, rp_vertex_t v);
 uint32_t gstate_shared (const struct rp_gstate *s, rp_vertex_t v);
 uint64_t gstate_free (const struct rp_gstate *s, rp_vertex_t v);
 uint64_t gstate_agg (const struct rp_gstate *s, rp_vertex_t v, int t);
+/* gstate_agg of the first n types at once into out[n] (v valid, n at
+ * most the type count). */
+void gstate_agg_row (const struct rp_gstate *s, rp_vertex_t v, uint64_t *out,
+                     size_t n);
 bool gstate_idle (const struct rp_gstate *s, rp_vertex_t v);
 /* v is up and its aggregate of every type t is at least need[t] (need
  * holds rp_graph_ntypes entries). */

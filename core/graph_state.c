@@ -449,6 +449,21 @@ uint64_t gstate_agg (const struct rp_gstate *s, rp_vertex_t v, int t)
     return st_agg (s, v, (size_t)t);
 }
 
+void gstate_agg_row (const struct rp_gstate *s, rp_vertex_t v, uint64_t *out,
+                     size_t n)
+{
+    const struct rp_graph *g = s->g;
+
+    if (g->iidx[v] != NONE) {
+        memcpy (out, &s->agg[(size_t)g->iidx[v] * ntypes (g)],
+                n * sizeof (*out));
+        return;
+    }
+    memset (out, 0, n * sizeof (*out));
+    if (g->v[v].type < n)
+        out[g->v[v].type] = st_free (s, v);
+}
+
 bool gstate_has (const struct rp_gstate *s, rp_vertex_t v,
                  const uint64_t *need)
 {

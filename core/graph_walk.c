@@ -324,14 +324,16 @@ void rp_accum_destroy (struct rp_accum *a)
     errno = saved_errno;
 }
 
-int rp_accum_push (struct rp_accum *a, rp_vertex_t v, int64_t score)
+/* Where an item of this score goes: after every item with a score >=
+ * score (ties keep push order).  A score no higher than the last one's
+ * goes at the end without a search: candidates that score alike (the
+ * cores of a node) come in that way. */
+static size_t accum_pos (const struct rp_accum *a, int64_t score)
 {
-    if (!a) {
-        errno = EINVAL;
-        return -1;
-    }
-    /* after every item with a score >= score: ties keep push order */
     size_t lo = 0, hi = a->n;
+
+    if (hi == 0 || a->item[hi - 1].score >= score)
+        return hi;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (a->item[mid].score >= score)
@@ -339,6 +341,16 @@ int rp_accum_push (struct rp_accum *a, rp_vertex_t v, int64_t score)
         else
             hi = mid;
     }
+    return lo;
+}
+
+int rp_accum_push (struct rp_accum *a, rp_vertex_t v, int64_t score)
+{
+    if (!a) {
+        errno = EINVAL;
+        return -1;
+    }
+    size_t lo = accum_pos (a, score);
     if (a->capacity && lo >= a->capacity)
         return 0; /* does not make it */
     if (a->n == a->cap && (!a->capacity || a->n < a->capacity)) {

@@ -25,6 +25,7 @@
 
 #include "core/match_private.h"
 #include "core/context_private.h"
+#include "core/graph_impl.h" /* st_agg: rp_match_subtree_free */
 
 /* --- the matcher ---------------------------------------------------------- */
 
@@ -614,9 +615,52 @@ uint64_t rp_match_vertex_free (const struct rp_match *m, rp_vertex_t v)
 
 uint64_t rp_match_subtree_free (const struct rp_match *m, rp_vertex_t v, int t)
 {
+    /* the state's own inline read: a scoring policy asks once per type
+     * for every vertex it scores */
     if (!m || v >= m->m->nvertices || t < 0 || (size_t)t >= m->m->ntypes)
         return 0;
-    return gstate_agg (m->s, v, t);
+    return st_agg (m->s, v, (size_t)t);
+}
+
+/* How many entries of an array of n the *_needs / *_frees accessors
+ * write. */
+static size_t row_len (const struct rp_match *m, const uint64_t *a, size_t n)
+{
+    if (!a)
+        return 0;
+    return n < m->m->ntypes ? n : m->m->ntypes;
+}
+
+size_t rp_match_unit_needs (const struct rp_match *m, uint64_t *need,
+                            size_t n)
+{
+    size_t k;
+
+    if (!m)
+        return 0;
+    if ((k = row_len (m, need, n)) == 0)
+        return m->m->ntypes;
+    if (m->cur)
+        memcpy (need, m->cur->need, k * sizeof (*need));
+    else
+        memset (need, 0, k * sizeof (*need));
+    return m->m->ntypes;
+}
+
+size_t rp_match_subtree_frees (const struct rp_match *m, rp_vertex_t v,
+                               uint64_t *free, size_t n)
+{
+    size_t k;
+
+    if (!m)
+        return 0;
+    if ((k = row_len (m, free, n)) == 0)
+        return m->m->ntypes;
+    if (v < m->m->nvertices)
+        gstate_agg_row (m->s, v, free, k);
+    else
+        memset (free, 0, k * sizeof (*free));
+    return m->m->ntypes;
 }
 
 uint64_t rp_match_held (const struct rp_match *m, rp_vertex_t v, int t)

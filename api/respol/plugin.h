@@ -384,10 +384,11 @@ struct rp_match_ops {
  * them in that order without scoring them.
  *
  * RP_MATCH_SCORE_BY_FREE: score (v) depends only on the request being
- *   placed (rp_match_request, rp_match_request_type, rp_match_unit_need,
- *   rp_match_jobspec, rp_match_is_satisfiability) and on what v shows:
- *   its type, size and state, and the free amounts rp_match_vertex_free
- *   and rp_match_subtree_free give for v; not on its id, name or
+ *   placed (rp_match_request, rp_match_request_type, rp_match_unit_need
+ *   or rp_match_unit_needs, rp_match_jobspec, rp_match_is_satisfiability)
+ *   and on what v shows: its type, size and state, and the free amounts
+ *   rp_match_vertex_free and rp_match_subtree_free (or
+ *   rp_match_subtree_frees) give for v; not on its id, name or
  *   properties, nor on rp_match_count_need or rp_match_held.  Vertices
  *   that show the same get the same score.  The host scores one child
  *   per class of children that show the same (best fit, worst fit).
@@ -446,6 +447,16 @@ uint64_t rp_match_held (const struct rp_match *m, rp_vertex_t v, int t);
  * validators. */
 const struct rp_context *rp_match_context (const struct rp_match *m);
 const struct rp_instance *rp_match_instance (const struct rp_match *m);
+/* rp_match_unit_need and rp_match_subtree_free of every type at once, for
+ * a policy that reads them all for each vertex it scores: need[t] and
+ * free[t] for every type index t below both n and the graph's type count
+ * (the rest of the array is left alone; all 0 where the one-type
+ * accessor gives 0: no request being placed, a bad vertex).  Return the
+ * graph's type count (0, nothing written: m is NULL). */
+size_t rp_match_unit_needs (const struct rp_match *m, uint64_t *need,
+                            size_t n);
+size_t rp_match_subtree_frees (const struct rp_match *m, rp_vertex_t v,
+                               uint64_t *free, size_t n);
 
 #ifdef __cplusplus
 }

@@ -2455,6 +2455,16 @@ static void test_accum (void)
         "1000 pushes");
     rp_accum_destroy (a);
 
+    /* The end reached without a search (a score no higher than the last)
+     * and by one (higher), in turns. */
+    a = rp_accum_create (0);
+    const int64_t run[] = { 4, 4, 2, 6, 2, 2, 4, 9, 9, 1 };
+    for (rp_vertex_t v = 0; v < 10; v++)
+        rp_accum_push (a, v, run[v]);
+    is (accum_str (a), "7:9 8:9 3:6 0:4 1:4 6:4 2:2 4:2 5:2 9:1",
+        "equal and lower scores appended, higher ones placed before");
+    rp_accum_destroy (a);
+
     a = rp_accum_create (3);
     for (rp_vertex_t v = 0; v < 7; v++)
         rp_accum_push (a, v, sc[v]);

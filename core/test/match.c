@@ -1151,7 +1151,35 @@ struct fake {
     uint64_t slot_unit_need_core; /* of the last call for the slot */
     int64_t core_rank;            /* the lowest rank scored for a core */
     bool sat;
+    int rows_bad; /* calls where the *_needs / *_frees rows differed */
 };
+
+/* Whether rp_match_unit_needs and rp_match_subtree_frees give, at v, what
+ * the one-type accessors give, and leave alone what is past n. */
+static bool rows_agree (const struct rp_match *m, rp_vertex_t v)
+{
+    size_t nt = rp_graph_ntypes (rp_match_graph (m));
+    uint64_t need[16], free[16];
+
+    if (nt + 1 > 16)
+        return false;
+    for (size_t n = 0; n <= nt + 1; n++) {
+        memset (need, 0xaa, sizeof (need));
+        memset (free, 0xaa, sizeof (free));
+        if (rp_match_unit_needs (m, need, n) != nt
+            || rp_match_subtree_frees (m, v, free, n) != nt)
+            return false;
+        for (size_t t = 0; t < 16; t++) {
+            bool set = t < n && t < nt;
+            uint64_t nu = set ? rp_match_unit_need (m, (int)t) : 0xaaaaaaaaaaaaaaaa;
+            uint64_t fr = set ? rp_match_subtree_free (m, v, (int)t)
+                              : 0xaaaaaaaaaaaaaaaa;
+            if (need[t] != nu || free[t] != fr)
+                return false;
+        }
+    }
+    return true;
+}
 
 static struct fake fake;
 
@@ -1176,6 +1204,11 @@ static int fake_score (struct rp_plugin *p, const struct rp_match *m,
             fake.core_rank = rp_graph_vertex_rank (g, v);
     }
     fake.sat = rp_match_is_satisfiability (m);
+    if (!rows_agree (m, v)
+        || !rows_agree (m, (rp_vertex_t)rp_graph_nvertices (g))
+        || rp_match_unit_needs (m, NULL, 4) != rp_graph_ntypes (g)
+        || rp_match_subtree_frees (m, v, NULL, 4) != rp_graph_ntypes (g))
+        fake.rows_bad++;
     if (fake.mode == 1) {
         snprintf (p->error, sizeof (p->error), "boom");
         return -1;
@@ -1501,11 +1534,13 @@ static void test_accessors (void)
     struct rp_matcher *m = matcher (G1);
     struct rp_jobspec *js = jobspec (L (SLOT ("2", CORE ("3"))), NULL, 0);
     rp_error_t e;
+    uint64_t row[2] = { 7, 7 };
 
     p.match =
         (struct rp_match_ops){ .size = sizeof (p.match), .score = fake_score };
     fake.mode = 0;
     fake.calls = 0;
+    fake.rows_bad = 0;
     (void)rp_matcher_set_policy (m, &p, &e);
     rp_rset_destroy (rp_matcher_allocate (m, 1, js, 0, &e));
     ok (fake.calls > 0, "score was called");
@@ -1518,8 +1553,15 @@ static void test_accessors (void)
     ok (!fake.sat, "not a satisfiability check");
     ok (rp_matcher_satisfiability (m, js, &e) == 0 && fake.sat,
         "rp_match_is_satisfiability in a satisfiability check");
+    ok (fake.rows_bad == 0,
+        "rp_match_unit_needs, rp_match_subtree_frees: what the one-type "
+        "accessors give at every vertex scored (and a bad one), live and in "
+        "a satisfiability check; nothing past n");
     ok (rp_match_graph (NULL) == NULL && rp_match_count_need (NULL) == 0
-            && rp_match_vertex_free (NULL, 0) == 0,
+            && rp_match_vertex_free (NULL, 0) == 0
+            && rp_match_unit_needs (NULL, row, 2) == 0
+            && rp_match_subtree_frees (NULL, 0, row, 2) == 0 && row[0] == 7
+            && row[1] == 7,
         "accessors accept NULL");
     rp_jobspec_destroy (js);
     rp_matcher_destroy (m);

@@ -93,28 +93,35 @@ static void add_need (const struct rp_graph *g,
         add_need (g, r, per, need, ntypes);
 }
 
+/* Types past the first MAX_TYPES of the graph are not looked at (no
+ * graph respol builds has that many). */
+#define MAX_TYPES MEASURE_TYPES
+
 /* What the unit still needs below a target, per type: the rest of the
- * current request and the requests after it in its list. */
-static void unit_rest (const struct rp_match *m, uint64_t *need, int ntypes)
+ * current request r and the requests after it in its list (need[]), and
+ * what one unit of the request needs (unit[], rp_match_unit_needs).
+ * Returns the number of types filled in (at most MAX_TYPES). */
+static int unit_rest (const struct rp_match *m,
+                      const struct rp_jobspec_resource *r, uint64_t *need,
+                      uint64_t *unit)
 {
-    const struct rp_graph *g = rp_match_graph (m);
-    const struct rp_jobspec_resource *r = rp_match_request (m);
     const struct rp_jobspec_resource *parent;
+    size_t ntypes = rp_match_unit_needs (m, unit, MAX_TYPES);
+    uint64_t count = rp_match_count_need (m);
     uint64_t per = 1;
 
-    for (int t = 0; t < ntypes; t++)
-        need[t] = sat_mul (rp_match_unit_need (m, t), rp_match_count_need (m));
+    if (ntypes > MAX_TYPES)
+        ntypes = MAX_TYPES;
+    for (size_t t = 0; t < ntypes; t++)
+        need[t] = sat_mul (unit[t], count);
     if (!r || !(parent = rp_jobspec_resource_parent (r)))
-        return;
+        return (int)ntypes;
     if (rp_jobspec_resource_total (parent) > 0)
         per = rp_jobspec_resource_total (parent);
     for (r = rp_jobspec_resource_next (r); r; r = rp_jobspec_resource_next (r))
-        add_need (g, r, per, need, ntypes);
+        add_need (rp_match_graph (m), r, per, need, (int)ntypes);
+    return (int)ntypes;
 }
-
-/* Types past the first MAX_TYPES of the graph are not looked at (no
- * graph respol builds has that many). */
-#define MAX_TYPES 64
 
 /* Mark in mask the types of r, its siblings after it and everything
  * below them. */
@@ -154,35 +161,35 @@ static bool holds_part (const struct rp_match *m, rp_vertex_t v, int ntypes)
 /* Below a target: HOLDS_ALL - spare (free of every type beyond what the
  * unit still needs) when v holds all of it, plus HOLDS_PART when it also
  * holds part of the unit already; else the pack-style measure of what
- * one unit needs. */
+ * one unit needs (measure.h's fit and spare, from the same free amounts:
+ * each type's is read once). */
 static int64_t score_below (const struct rp_match *m, rp_vertex_t v)
 {
-    const struct rp_graph *g = rp_match_graph (m);
     const struct rp_jobspec_resource *r = rp_match_request (m);
     int own = rp_match_request_type (m);
     bool shared = !r || !rp_jobspec_resource_exclusive (r);
-    int ntypes = (int)rp_graph_ntypes (g);
-    uint64_t need[MAX_TYPES], fit, spare = 0;
+    uint64_t need[MAX_TYPES], unit[MAX_TYPES], frees[MAX_TYPES], spare = 0;
+    int ntypes = unit_rest (m, r, need, unit);
+    struct measure ms = MEASURE_INIT;
     bool holds = true;
 
-    if (ntypes > MAX_TYPES)
-        ntypes = MAX_TYPES;
-    unit_rest (m, need, ntypes);
+    rp_match_subtree_frees (m, v, frees, (size_t)ntypes);
     for (int t = 0; t < ntypes; t++) {
-        uint64_t free = rp_match_subtree_free (m, v, t);
+        uint64_t free = frees[t];
         if (t == own && shared)
             continue;
         if (free < need[t])
             holds = false;
         else
             spare = sat_add (spare, free - need[t]);
+        measure_add (&ms, free, unit[t]);
     }
     if (holds)
         return HOLDS_ALL - (int64_t)(spare < SPARE_MAX ? spare : SPARE_MAX)
                + (holds_part (m, v, ntypes) ? HOLDS_PART : 0);
-    if (!measure (m, v, &fit, &spare))
+    if (!ms.counted)
         return 0;
-    return measure_score (fit, spare);
+    return measure_score (ms.fit, measure_spare (&ms));
 }
 
 static int score (struct rp_plugin *p, const struct rp_match *m, rp_vertex_t v,
