@@ -133,6 +133,33 @@ rp_vertex_t gstate_child_fit (struct rp_gstate *s, rp_vertex_t parent,
                               rp_vertex_t after, const uint64_t *need,
                               int order);
 
+/* The same search kept by the caller between finds: gstate_fit_first
+ * finds the first child (as gstate_child_fit with after RP_VERTEX_NONE,
+ * the state's kept search included), gstate_fit_next the next after the
+ * last found, as gstate_child_fit from it would, without setting the
+ * search up again or looking the last child's place up (a node's cores:
+ * the set up was most of each find).  The state may change between
+ * finds; the parent, need and order may not.  After RP_VERTEX_NONE,
+ * gstate_fit_next returns RP_VERTEX_NONE. */
+#define GFIT_LEVELS 10
+struct gfit {
+    struct rp_gstate *s;
+    const rp_vertex_t *kids; /* the parent's children, by position */
+    size_t T;                /* ntypes */
+    size_t nt;               /* types with a need */
+    uint32_t t[64];          /* their indexes (the first 64 such types) */
+    uint64_t need[64];       /* and the need of each */
+    bool high;
+    int L;                     /* summary levels */
+    size_t n[GFIT_LEVELS];     /* entries per level; n[0]: children */
+    uint64_t off[GFIT_LEVELS]; /* of each level in s->blk */
+    size_t pos;                /* of the last child found; SIZE_MAX: none */
+};
+rp_vertex_t gstate_fit_first (struct gfit *x, struct rp_gstate *s,
+                              rp_vertex_t parent, const uint64_t *need,
+                              int order);
+rp_vertex_t gstate_fit_next (struct gfit *x);
+
 /* Classes of the children of a parent (graph_index.c): children that
  * show the same type, state, size, used units, sharing and free
  * aggregates of every type are in one class, so that whatever depends

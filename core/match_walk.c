@@ -631,14 +631,13 @@ static int walk_scored (struct rp_match *x, struct req *q, rp_vertex_t v,
 {
     struct rp_accum *acc = match_acc_get (x->m);
     int order = walk_order (x);
+    struct gfit f;
     int rc = W_GO;
 
     if (!acc)
         return match_nomem (x);
-    for (rp_vertex_t c =
-             gstate_child_fit (x->s, v, RP_VERTEX_NONE, q->walk, order);
-         c != RP_VERTEX_NONE;
-         c = gstate_child_fit (x->s, v, c, q->walk, order)) {
+    for (rp_vertex_t c = gstate_fit_first (&f, x->s, v, q->walk, order);
+         c != RP_VERTEX_NONE; c = gstate_fit_next (&f)) {
         int64_t sc;
         if (score (x, c, &sc) < 0 || rp_accum_push (acc, c, sc) < 0) {
             rc = errno == ENOMEM ? match_nomem (x) : -1;
@@ -708,15 +707,14 @@ static int leaf_candidate (struct rp_match *x, struct req *q, rp_vertex_t c,
 static int walk (struct rp_match *x, struct req *q, rp_vertex_t v, size_t pu)
 {
     int order = walk_order (x);
+    struct gfit f;
     bool leaves;
 
     if (x->ops.score && !q->in_order)
         return walk_scored (x, q, v, pu);
     leaves = leaf_run (x, q);
-    for (rp_vertex_t c =
-             gstate_child_fit (x->s, v, RP_VERTEX_NONE, q->walk, order);
-         c != RP_VERTEX_NONE;
-         c = gstate_child_fit (x->s, v, c, q->walk, order)) {
+    for (rp_vertex_t c = gstate_fit_first (&f, x->s, v, q->walk, order);
+         c != RP_VERTEX_NONE; c = gstate_fit_next (&f)) {
         int rc = leaves && rp_graph_vertex_type_index (x->g, c) == q->t
                      ? leaf_candidate (x, q, c, pu)
                      : visit (x, q, c, pu);
@@ -822,13 +820,12 @@ static bool children_in_order (struct rp_match *x, const struct req *q,
     bool by_free = x->ops.hints & RP_MATCH_SCORE_BY_FREE;
     rp_vertex_t first = RP_VERTEX_NONE;
     int64_t last = -1;
+    struct gfit f;
 
     if (q->slot || x->ops.order != RP_MATCH_LOW)
         return false;
-    for (rp_vertex_t c = gstate_child_fit (x->s, at, RP_VERTEX_NONE, q->walk,
-                                           order);
-         c != RP_VERTEX_NONE && (by_id || by_free);
-         c = gstate_child_fit (x->s, at, c, q->walk, order)) {
+    for (rp_vertex_t c = gstate_fit_first (&f, x->s, at, q->walk, order);
+         c != RP_VERTEX_NONE && (by_id || by_free); c = gstate_fit_next (&f)) {
         int64_t id = rp_graph_vertex_id (x->g, c);
         if (rp_graph_vertex_type_index (x->g, c) != q->t)
             return false;

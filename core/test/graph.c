@@ -1535,6 +1535,18 @@ static size_t fit_list (struct rp_gstate *s, rp_vertex_t p,
     return n;
 }
 
+/* The same through a search kept between finds (struct gfit). */
+static size_t cursor_list (struct rp_gstate *s, rp_vertex_t p,
+                           const uint64_t *need, int order, rp_vertex_t *out)
+{
+    struct gfit f;
+    size_t n = 0;
+    for (rp_vertex_t c = gstate_fit_first (&f, s, p, need, order);
+         c != RP_VERTEX_NONE; c = gstate_fit_next (&f))
+        out[n++] = c;
+    return n;
+}
+
 static size_t brute_fit (const struct rp_gstate *s, rp_vertex_t p,
                          const uint64_t *need, int order, rp_vertex_t *out)
 {
@@ -1631,7 +1643,7 @@ static void test_child_fit (void)
 
     /* random patterns against the brute force */
     srand (7);
-    size_t bad = 0;
+    size_t bad = 0, cbad = 0;
     for (int round = 0; round < 200; round++) {
         rp_vertex_t v = 3 + (rp_vertex_t)(rand () % 4000);
         if (rp_graph_vertex_type_index (g, v) == tc) {
@@ -1645,9 +1657,54 @@ static void test_child_fit (void)
             size_t a = fit_list (s, 0, need, order, got);
             size_t b = brute_fit (s, 0, need, order, want);
             bad += !same (got, a, want, b);
+            a = cursor_list (s, 0, need, order, got);
+            cbad += !same (got, a, want, b);
         }
     }
     ok (bad == 0, "200 random patterns, both orders: as the brute force");
+    ok (cbad == 0, "the same kept between finds: as the brute force");
+    rp_graph_destroy (g);
+}
+
+/* A search kept between finds while the state changes under it, as the
+ * walk takes what it finds: each find as gstate_child_fit after the last
+ * one; a parent without children finds nothing, and nothing after. */
+static void test_fit_cursor (void)
+{
+    rp_error_t e;
+    struct rp_graph *g = rp_graph_generate ("nodes=300,cores=4", &e);
+    struct rp_gstate *s = graph_live (g);
+    int tc = rp_graph_type_index (g, "core");
+    uint64_t need[4] = { 0 };
+    size_t bad = 0, found = 0;
+    struct gfit f;
+
+    need[tc] = 3;
+    srand (11);
+    for (int round = 0; round < 20; round++) {
+        int order = round % 2 ? RP_WALK_HIGH : RP_WALK_LOW;
+        rp_vertex_t c = gstate_fit_first (&f, s, 0, need, order), want;
+        for (; c != RP_VERTEX_NONE; c = gstate_fit_next (&f)) {
+            /* take a core of it, and one of a random node */
+            gstate_take (s, c + 2, 1, true);
+            rp_vertex_t r = 1 + 6 * (rp_vertex_t)(rand () % 300) + 2;
+            if (!gstate_used (s, r))
+                gstate_take (s, r, 1, true);
+            want = gstate_child_fit (s, 0, c, need, order);
+            found++;
+            struct gfit f2 = f;
+            bad += gstate_fit_next (&f2) != want;
+        }
+        for (rp_vertex_t v = 0; v < rp_graph_nvertices (g); v++)
+            if (rp_graph_vertex_type_index (g, v) == tc && gstate_used (s, v))
+                gstate_put (s, v, 1, true);
+    }
+    ok (found > 300 && bad == 0,
+        "taking as it finds: each find as gstate_child_fit after the last");
+    rp_vertex_t leaf = 3;
+    ok (gstate_fit_first (&f, s, leaf, need, RP_WALK_LOW) == RP_VERTEX_NONE
+            && gstate_fit_next (&f) == RP_VERTEX_NONE,
+        "a parent without children: none, and none after");
     rp_graph_destroy (g);
 }
 
@@ -2490,6 +2547,7 @@ int main (void)
     test_check_finds ();
     test_child_pos ();
     test_child_fit ();
+    test_fit_cursor ();
     test_fit_again ();
     test_block_maxima ();
     test_fit_skips ();
