@@ -475,12 +475,22 @@ bool gstate_has (const struct rp_gstate *s, rp_vertex_t v,
     return true;
 }
 
+/* A leaf is idle when all its units are free (its aggregates of other
+ * types are 0 in both); an interior vertex when its row of aggregates is
+ * its row of totals. */
 bool gstate_idle (const struct rp_gstate *s, rp_vertex_t v)
 {
-    if (v >= s->g->n)
+    const struct rp_graph *g = s->g;
+
+    if (v >= g->n)
         return false;
-    for (size_t t = 0; t < ntypes (s->g); t++) {
-        if (st_agg (s, v, t) != total_of (s->g, v, t))
+    if (g->iidx[v] == NONE)
+        return st_free (s, v) == g->v[v].size;
+    size_t T = ntypes (g);
+    const uint64_t *agg = &s->agg[(size_t)g->iidx[v] * T];
+    const uint64_t *total = &g->total[(size_t)g->iidx[v] * T];
+    for (size_t t = 0; t < T; t++) {
+        if (agg[t] != total[t])
             return false;
     }
     return true;

@@ -804,7 +804,7 @@ static bool root_request (const struct rp_match *x, const struct req *q,
 
 enum { FAST_NONE = 0, FAST_IN_ORDER, FAST_BY_CLASS };
 
-static bool class_fits (const struct rp_match *x, const struct req *q,
+static bool found_fits (const struct rp_match *x, const struct req *q,
                         rp_vertex_t c);
 
 /* Whether every child of at the walk visits for q (not a slot) is a
@@ -826,12 +826,14 @@ static bool children_in_order (struct rp_match *x, const struct req *q,
         return false;
     for (rp_vertex_t c = gstate_fit_first (&f, x->s, at, q->walk, order);
          c != RP_VERTEX_NONE && (by_id || by_free); c = gstate_fit_next (&f)) {
-        int64_t id = rp_graph_vertex_id (x->g, c);
         if (rp_graph_vertex_type_index (x->g, c) != q->t)
             return false;
-        by_id = by_id && id > last;
-        last = id;
-        if (!by_free || !class_fits (x, q, c))
+        if (by_id) {
+            int64_t id = rp_graph_vertex_id (x->g, c);
+            by_id = id > last;
+            last = id;
+        }
+        if (!by_free || !found_fits (x, q, c))
             continue;
         if (first == RP_VERTEX_NONE)
             first = c;
@@ -864,17 +866,33 @@ static int fast_kind (struct rp_match *x, const struct req *q, rp_vertex_t at)
     return FAST_NONE;
 }
 
+/* Whether c, which has what q needs, is free for a unit of q. */
+static bool unit_free (const struct rp_match *x, const struct req *q,
+                       rp_vertex_t c)
+{
+    if (q->slot)
+        return true;
+    return q->exclusive ? gstate_idle (x->s, c) : gstate_used (x->s, c) == 0;
+}
+
 /* Whether class representative c is a candidate of q that may fit: what
  * the walk (child up, free aggregates) and availability test, all the
  * same for every member of its class. */
 static bool class_fits (const struct rp_match *x, const struct req *q,
                         rp_vertex_t c)
 {
-    if (!gstate_has (x->s, c, q->need))
-        return false;
-    if (q->slot)
-        return true;
-    return q->exclusive ? gstate_idle (x->s, c) : gstate_used (x->s, c) == 0;
+    return gstate_has (x->s, c, q->need) && unit_free (x, q, c);
+}
+
+/* class_fits for c found by the fit search with q->walk: when that is
+ * q->need (not a pool) and the search tested every type (at most 64 with
+ * a need), c has it already, and only its availability is left. */
+static bool found_fits (const struct rp_match *x, const struct req *q,
+                        rp_vertex_t c)
+{
+    if (q->walk != q->need || x->m->ntypes > 64)
+        return class_fits (x, q, c);
+    return unit_free (x, q, c);
 }
 
 /* A member c of a class that fits, as candidate () tells it: passing

@@ -1666,6 +1666,55 @@ static void test_child_fit (void)
     rp_graph_destroy (g);
 }
 
+/* gstate_idle of a leaf from its counters, as its aggregates and
+ * totals tell: free, partly or wholly used, shared, down, of every type
+ * (a memory pool of 8 GB among them). */
+static void test_leaf_idle (void)
+{
+    rp_error_t e;
+    struct rp_graph *g =
+        rp_graph_generate ("nodes=2,memory=8GB,gpus=2,cores=2", &e);
+    struct rp_gstate *s = graph_live (g);
+    size_t T = rp_graph_ntypes (g), bad = 0, leaves = 0, idle = 0;
+
+    if (!g)
+        BAIL_OUT ("graph: %s", e.text);
+    srand (3);
+    for (int round = 0; round < 400; round++) {
+        rp_vertex_t v = (rp_vertex_t)(rand () % rp_graph_nvertices (g));
+        if (rp_graph_nchildren (g, v) > 0)
+            continue;
+        uint64_t size = rp_graph_vertex_size (g, v);
+        switch (rand () % 5) {
+        case 0:
+            gstate_set_counts (s, v, 0, 0);
+            break;
+        case 1:
+            gstate_set_counts (s, v, (uint64_t)rand () % (size + 1), 0);
+            break;
+        case 2:
+            gstate_set_counts (s, v, 0, 1);
+            break;
+        case 3:
+            rp_graph_set_state (g, v, RP_VERTEX_DOWN, &e);
+            break;
+        default:
+            rp_graph_set_state (g, v, RP_VERTEX_UP, &e);
+        }
+        bool want = true;
+        for (size_t t = 0; t < T; t++)
+            want = want && gstate_agg (s, v, (int)t) == total_of (g, v, t);
+        bad += gstate_idle (s, v) != want;
+        leaves++;
+        idle += want;
+    }
+    ok (bad == 0 && idle > 20 && leaves - idle > 20,
+        "a leaf's idleness as its aggregates and totals tell (%zu of %zu "
+        "idle)",
+        idle, leaves);
+    rp_graph_destroy (g);
+}
+
 /* A search kept between finds while the state changes under it, as the
  * walk takes what it finds: each find as gstate_child_fit after the last
  * one; a parent without children finds nothing, and nothing after. */
@@ -2548,6 +2597,7 @@ int main (void)
     test_child_pos ();
     test_child_fit ();
     test_fit_cursor ();
+    test_leaf_idle ();
     test_fit_again ();
     test_block_maxima ();
     test_fit_skips ();
