@@ -1191,6 +1191,30 @@ rp_vertex_t gstate_child_fit (struct rp_gstate *s, rp_vertex_t parent,
     return fit_at (&x, graph_child_pos (s->g, after) + (x.high ? 0 : 1));
 }
 
+bool graph_leaf_kids (const struct rp_graph *g, rp_vertex_t p, int t,
+                      bool *ids_up, bool *one_size)
+{
+    const rp_vertex_t *kid = &g->child[g->child_off[p]];
+    uint32_t k = nkids (g, p), i = 0;
+    int64_t last = -1;
+    uint64_t size = 0;
+    bool up = true, same = true, sized = false;
+
+    for (; i < k && g->iidx[kid[i]] == NONE; i++) {
+        const struct vertex *v = &g->v[kid[i]];
+        if ((int)v->type != t)
+            continue;
+        size = sized ? size : v->size;
+        sized = true;
+        up &= v->id > last;
+        same &= v->size == size;
+        last = v->id;
+    }
+    *ids_up = up;
+    *one_size = same;
+    return i == k;
+}
+
 static int check_counters (const struct rp_gstate *s, rp_error_t *error)
 {
     const struct rp_graph *g = s->g;

@@ -791,7 +791,9 @@ static bool root_request (const struct rp_match *x, const struct req *q,
  * Below any vertex, when the children the walk visits are all candidates
  * (the cores of a node) and the hints say they score in walk order (ids
  * ascending, or all that may hold a unit showing the same), they are
- * taken in walk order too (children_in_order: one pass over them).
+ * taken in walk order too (children_in_order: one pass over them, or
+ * none where the graph alone tells, leaves_in_order: all children leaves
+ * and the walk needing the request's type only).
  * Either way a candidate's score does not depend on the candidates taken
  * before it (their subtrees are disjoint, and the walk scores children
  * before it enters any), and a candidate that does not fit is passed
@@ -806,6 +808,34 @@ enum { FAST_NONE = 0, FAST_IN_ORDER, FAST_BY_CLASS };
 
 static bool found_fits (const struct rp_match *x, const struct req *q,
                         rp_vertex_t c);
+
+/* Whether q's walk needs units of q's own type only (some). */
+static bool walk_needs_own (const struct rp_match *x, const struct req *q)
+{
+    if (q->t < 0 || q->walk[q->t] == 0)
+        return false;
+    for (size_t t = 0; t < x->m->ntypes; t++)
+        if ((int)t != q->t && q->walk[t] > 0)
+            return false;
+    return true;
+}
+
+/* children_in_order from the graph alone, without a walk over the
+ * children: when all are leaves and q's walk needs q's type only, the
+ * walk visits leaves of q's type only; ids ascending among all of them
+ * ascend among those visited, and leaves of one size that are idle (an
+ * exclusive q passes over the others) show the same.  False: not
+ * decided, the walk tells. */
+static bool leaves_in_order (const struct rp_match *x, const struct req *q,
+                             rp_vertex_t at, bool by_id, bool by_free)
+{
+    bool ids_up, one_size;
+
+    if (!walk_needs_own (x, q)
+        || !graph_leaf_kids (x->g, at, q->t, &ids_up, &one_size))
+        return false;
+    return (by_id && ids_up) || (by_free && q->exclusive && one_size);
+}
 
 /* Whether every child of at the walk visits for q (not a slot) is a
  * candidate, with no level between, in the order the hints give: ids
@@ -824,6 +854,8 @@ static bool children_in_order (struct rp_match *x, const struct req *q,
 
     if (q->slot || x->ops.order != RP_MATCH_LOW)
         return false;
+    if (leaves_in_order (x, q, at, by_id, by_free))
+        return true;
     for (rp_vertex_t c = gstate_fit_first (&f, x->s, at, q->walk, order);
          c != RP_VERTEX_NONE && (by_id || by_free); c = gstate_fit_next (&f)) {
         if (rp_graph_vertex_type_index (x->g, c) != q->t)

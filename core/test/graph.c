@@ -1666,6 +1666,55 @@ static void test_child_fit (void)
     rp_graph_destroy (g);
 }
 
+/* graph_leaf_kids: whether a parent's children are all leaves, and
+ * whether those of one type ascend in ids and have one size. */
+static void test_leaf_kids (void)
+{
+    rp_error_t e;
+    struct rp_graph *g = rp_graph_create ();
+    rp_vertex_t root = add (g, "cluster", 0), n[5];
+    bool up, one;
+    int tc, tg;
+
+    for (int i = 0; i < 5; i++)
+        contain (g, root, n[i] = add (g, "node", i));
+    for (int c = 0; c < 4; c++) /* n0: cores 0-3 and a GPU */
+        contain (g, n[0], add (g, "core", c));
+    contain (g, n[0], add (g, "gpu", 0));
+    contain (g, n[1], add (g, "core", 1)); /* n1: ids descend */
+    contain (g, n[1], add (g, "core", 0));
+    contain (g, n[2], add (g, "core", 0)); /* n2: a socket below */
+    rp_vertex_t sock = add (g, "socket", 0);
+    contain (g, n[2], sock);
+    contain (g, sock, add (g, "core", 1));
+    contain (g, n[3], add (g, "core", 0)); /* n3: sizes 1 and 2 */
+    rp_vertex_t big = rp_graph_add_vertex (g, "core", NULL, 1, 2, NULL, &e);
+    if (big == RP_VERTEX_NONE)
+        BAIL_OUT ("add core1: %s", e.text);
+    contain (g, n[3], big);
+    contain (g, n[4], add (g, "core", -1)); /* n4: no ids */
+    contain (g, n[4], add (g, "core", -1));
+    if (rp_graph_finalize (g, &e) < 0)
+        BAIL_OUT ("leaf kids graph: %s", e.text);
+    tc = rp_graph_type_index (g, "core");
+    tg = rp_graph_type_index (g, "gpu");
+    ok (graph_leaf_kids (g, n[0], tc, &up, &one) && up && one,
+        "cores and a GPU: leaves, cores ascending, one size");
+    ok (graph_leaf_kids (g, n[0], tg, &up, &one) && up && one,
+        "the same for its one GPU");
+    ok (graph_leaf_kids (g, n[1], tc, &up, &one) && !up && one,
+        "ids descending: not ascending");
+    ok (!graph_leaf_kids (g, n[2], tc, &up, &one),
+        "a socket among the children: not all leaves");
+    ok (graph_leaf_kids (g, n[3], tc, &up, &one) && up && !one,
+        "cores of sizes 1 and 2: not one size");
+    ok (graph_leaf_kids (g, n[4], tc, &up, &one) && !up && one,
+        "cores without ids: not ascending");
+    ok (!graph_leaf_kids (g, root, tc, &up, &one),
+        "nodes with children: not leaves");
+    rp_graph_destroy (g);
+}
+
 /* gstate_idle of a leaf from its counters, as its aggregates and
  * totals tell: free, partly or wholly used, shared, down, of every type
  * (a memory pool of 8 GB among them). */
@@ -2598,6 +2647,7 @@ int main (void)
     test_child_fit ();
     test_fit_cursor ();
     test_leaf_idle ();
+    test_leaf_kids ();
     test_fit_again ();
     test_block_maxima ();
     test_fit_skips ();
