@@ -160,11 +160,12 @@ rp_vertex_t gstate_fit_first (struct gfit *x, struct rp_gstate *s,
                               int order);
 rp_vertex_t gstate_fit_next (struct gfit *x);
 
-/* Whether every child of p is a leaf (graph-only: the same whatever the
- * state); if so, *ids_up: the ids of its children of type t ascend with
- * their handles, from 0 up; *one_size: those children have one size. */
-bool graph_leaf_kids (const struct rp_graph *g, rp_vertex_t p, int t,
-                      bool *ids_up, bool *one_size);
+/* Whether every child of p is a leaf; if so, *ids_up: the ids of its
+ * children of type t ascend with their handles, from 0 up; *one_size:
+ * those children have one size.  Of the graph alone: the last answer is
+ * kept in the state (the graph does not change while it lives). */
+bool gstate_leaf_kids (struct rp_gstate *s, rp_vertex_t p, int t,
+                       bool *ids_up, bool *one_size);
 
 /* Classes of the children of a parent (graph_index.c): children that
  * show the same type, state, size, used units, sharing and free

@@ -832,7 +832,7 @@ static bool leaves_in_order (const struct rp_match *x, const struct req *q,
     bool ids_up, one_size;
 
     if (!walk_needs_own (x, q)
-        || !graph_leaf_kids (x->g, at, q->t, &ids_up, &one_size))
+        || !gstate_leaf_kids (x->s, at, q->t, &ids_up, &one_size))
         return false;
     return (by_id && ids_up) || (by_free && q->exclusive && one_size);
 }

@@ -1666,8 +1666,9 @@ static void test_child_fit (void)
     rp_graph_destroy (g);
 }
 
-/* graph_leaf_kids: whether a parent's children are all leaves, and
- * whether those of one type ascend in ids and have one size. */
+/* gstate_leaf_kids: whether a parent's children are all leaves, and
+ * whether those of one type ascend in ids and have one size; the answer
+ * kept for the last parent and type. */
 static void test_leaf_kids (void)
 {
     rp_error_t e;
@@ -1696,21 +1697,25 @@ static void test_leaf_kids (void)
     contain (g, n[4], add (g, "core", -1));
     if (rp_graph_finalize (g, &e) < 0)
         BAIL_OUT ("leaf kids graph: %s", e.text);
+    struct rp_gstate *s = graph_live (g);
     tc = rp_graph_type_index (g, "core");
     tg = rp_graph_type_index (g, "gpu");
-    ok (graph_leaf_kids (g, n[0], tc, &up, &one) && up && one,
+    ok (gstate_leaf_kids (s, n[0], tc, &up, &one) && up && one,
         "cores and a GPU: leaves, cores ascending, one size");
-    ok (graph_leaf_kids (g, n[0], tg, &up, &one) && up && one,
+    ok (gstate_leaf_kids (s, n[0], tg, &up, &one) && up && one,
         "the same for its one GPU");
-    ok (graph_leaf_kids (g, n[1], tc, &up, &one) && !up && one,
+    ok (gstate_leaf_kids (s, n[1], tc, &up, &one) && !up && one,
         "ids descending: not ascending");
-    ok (!graph_leaf_kids (g, n[2], tc, &up, &one),
+    ok (gstate_leaf_kids (s, n[1], tg, &up, &one) && up && one
+            && gstate_leaf_kids (s, n[1], tc, &up, &one) && !up,
+        "kept per parent and type: no GPUs ascend, the cores still do not");
+    ok (!gstate_leaf_kids (s, n[2], tc, &up, &one),
         "a socket among the children: not all leaves");
-    ok (graph_leaf_kids (g, n[3], tc, &up, &one) && up && !one,
+    ok (gstate_leaf_kids (s, n[3], tc, &up, &one) && up && !one,
         "cores of sizes 1 and 2: not one size");
-    ok (graph_leaf_kids (g, n[4], tc, &up, &one) && !up && one,
+    ok (gstate_leaf_kids (s, n[4], tc, &up, &one) && !up && one,
         "cores without ids: not ascending");
-    ok (!graph_leaf_kids (g, root, tc, &up, &one),
+    ok (!gstate_leaf_kids (s, root, tc, &up, &one),
         "nodes with children: not leaves");
     rp_graph_destroy (g);
 }
