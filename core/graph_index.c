@@ -422,6 +422,18 @@ rp_vertex_t gstate_class_first (const struct rp_gstate *s, rp_vertex_t p,
     return s->g->child[s->g->child_off[p] + x->c[k].heap[0]];
 }
 
+size_t gstate_class_tops (const struct rp_gstate *s, rp_vertex_t p,
+                          rp_vertex_t *top, size_t n)
+{
+    struct gindex *x = gstate_index_of (s, p);
+    const rp_vertex_t *kids = &s->g->child[s->g->child_off[p]];
+    size_t k;
+
+    for (k = 0; x && k < n && k < x->nc; k++)
+        top[k] = x->c[k].n == 0 ? NONE : kids[x->c[k].heap[0]];
+    return k;
+}
+
 rp_vertex_t gstate_class_pop (struct rp_gstate *s, rp_vertex_t p, size_t k)
 {
     struct gindex *x = gstate_index_of (s, p);

@@ -188,6 +188,10 @@ bool gstate_shows_same (const struct rp_gstate *s, rp_vertex_t a,
 size_t gstate_classes (struct rp_gstate *s, rp_vertex_t p);
 rp_vertex_t gstate_class_first (const struct rp_gstate *s, rp_vertex_t p,
                                 size_t k);
+/* gstate_class_first of classes 0 .. n-1 at once, in top[] (one look
+ * for the index): how many were written (fewer when p has fewer). */
+size_t gstate_class_tops (const struct rp_gstate *s, rp_vertex_t p,
+                          rp_vertex_t *top, size_t n);
 rp_vertex_t gstate_class_pop (struct rp_gstate *s, rp_vertex_t p, size_t k);
 void gstate_class_restore (struct rp_gstate *s, rp_vertex_t p);
 

@@ -960,11 +960,15 @@ static ssize_t classes_scored (struct rp_match *x, struct req *q,
 {
     size_t n = gstate_classes (x->s, at), m = 0;
     struct scored *a = calloc (n + 1, sizeof (*a));
+    rp_vertex_t *top = perm_scratch (x->m, n + 1); /* no match inside */
 
-    if (!a)
+    if (!a || !top) {
+        free (a);
         return match_nomem (x);
+    }
+    n = gstate_class_tops (x->s, at, top, n);
     for (size_t k = 0; k < n; k++) {
-        rp_vertex_t c = gstate_class_first (x->s, at, k);
+        rp_vertex_t c = top[k];
         if (c == RP_VERTEX_NONE || !class_fits (x, q, c))
             continue;
         a[m] = (struct scored){ .k = k, .top = c };

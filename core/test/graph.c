@@ -982,7 +982,8 @@ static bool model_take_ok (const struct rp_gstate *s, rp_vertex_t v,
 }
 
 /* The classes of every index of s, read as the matcher reads them:
- * each child in exactly one class, members popped in ascending handles,
+ * the lowest members of all at once as each one's, each child in
+ * exactly one class, members popped in ascending handles,
  * every member of a class showing the same key, then all put back. */
 static bool classes_ok (struct rp_gstate *s, char *why, size_t size)
 {
@@ -991,9 +992,13 @@ static bool classes_ok (struct rp_gstate *s, char *why, size_t size)
         size_t n = gstate_classes (s, x->p), total = 0;
         uint64_t *a = calloc (x->keylen, sizeof (*a));
         uint64_t *b = calloc (x->keylen, sizeof (*b));
-        bool good = n > 0 && a && b;
+        rp_vertex_t *top = calloc (n + 1, sizeof (*top));
+        bool good = n > 0 && a && b && top
+                    && gstate_class_tops (s, x->p, top, n + 1) == n
+                    && gstate_class_tops (s, x->p, top, n - 1) == n - 1;
         for (size_t k = 0; k < n && good; k++) {
             rp_vertex_t first = gstate_class_first (s, x->p, k), c, last = NONE;
+            good = top[k] == first;
             if (first != NONE)
                 key_of (s, first, a);
             while (good && (c = gstate_class_pop (s, x->p, k)) != NONE) {
@@ -1007,6 +1012,7 @@ static bool classes_ok (struct rp_gstate *s, char *why, size_t size)
         gstate_class_restore (s, x->p);
         free (a);
         free (b);
+        free (top);
         if (!good || total != x->nkids) {
             snprintf (why, size, "index of %u: %zu of %u children, %s", x->p,
                       total, x->nkids, good ? "ordered" : "out of order");
