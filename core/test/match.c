@@ -1427,6 +1427,15 @@ static void test_hints (void)
                    "\"0-3\"}}],\"starttime\":0,\"expiration\":0,"
                    "\"nodelist\":[\"n[0-199]\"]}}",
                    2);
+    /* GPUs in the first 50 nodes only: big parents not evenly spaced,
+     * found by the search where the even spacing guesses wrong */
+    test_hints_on ("GPUs in some nodes",
+                   "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":"
+                   "\"0-49\",\"children\":{\"core\":\"0-65\",\"gpu\":"
+                   "\"0-3\"}},{\"rank\":\"50-199\",\"children\":{\"core\":"
+                   "\"0-65\"}}],\"starttime\":0,\"expiration\":0,"
+                   "\"nodelist\":[\"n[0-199]\"]}}",
+                   2);
 }
 
 /* With a policy that scores, the first pass decides from the aggregates
