@@ -296,8 +296,19 @@ static size_t index_slot (const struct rp_gstate *s, rp_vertex_t p)
     return lo;
 }
 
+/* Whether p is outside the range of the indexed parents (the cores of a
+ * node, where only the cluster's nodes are indexed): told at once, as an
+ * exclusive node's 69 vertices taken whole touch their parents one by
+ * one. */
+static inline bool unindexed (const struct rp_gstate *s, rp_vertex_t p)
+{
+    return s->nix == 0 || p < s->ix[0]->p || p > s->ix[s->nix - 1]->p;
+}
+
 struct gindex *gstate_index_of (const struct rp_gstate *s, rp_vertex_t p)
 {
+    if (unindexed (s, p))
+        return NULL;
     size_t i = index_slot (s, p);
 
     return i < s->nix && s->ix[i]->p == p ? s->ix[i] : NULL;
@@ -366,7 +377,7 @@ void gindex_touch (struct rp_gstate *s, rp_vertex_t v)
     struct gindex *x;
     uint32_t pos;
 
-    if (p == NONE || !(x = gstate_index_of (s, p)))
+    if (p == NONE || unindexed (s, p) || !(x = gstate_index_of (s, p)))
         return;
     pos = (uint32_t)graph_child_pos (s->g, v);
     if (!x->dirty[pos]) {
