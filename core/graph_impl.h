@@ -107,6 +107,14 @@ struct fit_memo {
     uint64_t need[64]; /* by type (at most 64 types kept) */
 };
 
+/* gstate_leaf_kids's last answer (graph_state.c, "Searches kept"): of
+ * the graph alone, which does not change while a state lives. */
+struct kids_memo {
+    rp_vertex_t p; /* NONE: none kept */
+    int t;
+    bool leaves, ids_up, one_size;
+};
+
 struct rp_gstate {
     struct rp_graph *g;
     uint64_t *used;
@@ -121,6 +129,7 @@ struct rp_gstate {
     uint32_t pos_v[POS_CACHE]; /* child + 1, 0: empty */
     uint32_t pos[POS_CACHE];
     struct fit_memo memo;
+    struct kids_memo kids;
     struct gindex **ix; /* classes of the children of some parents,
                          * ascending parents */
     size_t nix, ixcap;

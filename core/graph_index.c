@@ -296,8 +296,19 @@ static size_t index_slot (const struct rp_gstate *s, rp_vertex_t p)
     return lo;
 }
 
+/* Whether p is outside the range of the indexed parents (the cores of a
+ * node, where only the cluster's nodes are indexed): told at once, as an
+ * exclusive node's 69 vertices taken whole touch their parents one by
+ * one. */
+static inline bool unindexed (const struct rp_gstate *s, rp_vertex_t p)
+{
+    return s->nix == 0 || p < s->ix[0]->p || p > s->ix[s->nix - 1]->p;
+}
+
 struct gindex *gstate_index_of (const struct rp_gstate *s, rp_vertex_t p)
 {
+    if (unindexed (s, p))
+        return NULL;
     size_t i = index_slot (s, p);
 
     return i < s->nix && s->ix[i]->p == p ? s->ix[i] : NULL;
@@ -366,7 +377,7 @@ void gindex_touch (struct rp_gstate *s, rp_vertex_t v)
     struct gindex *x;
     uint32_t pos;
 
-    if (p == NONE || !(x = gstate_index_of (s, p)))
+    if (p == NONE || unindexed (s, p) || !(x = gstate_index_of (s, p)))
         return;
     pos = (uint32_t)graph_child_pos (s->g, v);
     if (!x->dirty[pos]) {
@@ -420,6 +431,18 @@ rp_vertex_t gstate_class_first (const struct rp_gstate *s, rp_vertex_t p,
     if (!x || k >= x->nc || x->c[k].n == 0)
         return NONE;
     return s->g->child[s->g->child_off[p] + x->c[k].heap[0]];
+}
+
+size_t gstate_class_tops (const struct rp_gstate *s, rp_vertex_t p,
+                          rp_vertex_t *top, size_t n)
+{
+    struct gindex *x = gstate_index_of (s, p);
+    const rp_vertex_t *kids = &s->g->child[s->g->child_off[p]];
+    size_t k;
+
+    for (k = 0; x && k < n && k < x->nc; k++)
+        top[k] = x->c[k].n == 0 ? NONE : kids[x->c[k].heap[0]];
+    return k;
 }
 
 rp_vertex_t gstate_class_pop (struct rp_gstate *s, rp_vertex_t p, size_t k)

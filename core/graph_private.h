@@ -177,6 +177,40 @@ rp_vertex_t gstate_child_fit (struct rp_gstate *s, rp_vertex_t parent,
                               rp_vertex_t after, const uint64_t *need,
                               int order);
 
+/* The same search kept by the caller between finds: gstate_fit_first
+ * finds the first child (as gstate_child_fit with after RP_VERTEX_NONE,
+ * the state's kept search included), gstate_fit_next the next after the
+ * last found, as gstate_child_fit from it would, without setting the
+ * search up again or looking the last child's place up (a node's cores:
+ * the set up was most of each find).  The state may change between
+ * finds; the parent, need and order may not.  After RP_VERTEX_NONE,
+ * gstate_fit_next returns RP_VERTEX_NONE. */
+#define GFIT_LEVELS 10
+struct gfit {
+    struct rp_gstate *s;
+    const rp_vertex_t *kids; /* the parent's children, by position */
+    size_t T;                /* ntypes */
+    size_t nt;               /* types with a need */
+    uint32_t t[64];          /* their indexes (the first 64 such types) */
+    uint64_t need[64];       /* and the need of each */
+    bool high;
+    int L;                     /* summary levels */
+    size_t n[GFIT_LEVELS];     /* entries per level; n[0]: children */
+    uint64_t off[GFIT_LEVELS]; /* of each level in s->blk */
+    size_t pos;                /* of the last child found; SIZE_MAX: none */
+};
+rp_vertex_t gstate_fit_first (struct gfit *x, struct rp_gstate *s,
+                              rp_vertex_t parent, const uint64_t *need,
+                              int order);
+rp_vertex_t gstate_fit_next (struct gfit *x);
+
+/* Whether every child of p is a leaf; if so, *ids_up: the ids of its
+ * children of type t ascend with their handles, from 0 up; *one_size:
+ * those children have one size.  Of the graph alone: the last answer is
+ * kept in the state (the graph does not change while it lives). */
+bool gstate_leaf_kids (struct rp_gstate *s, rp_vertex_t p, int t,
+                       bool *ids_up, bool *one_size);
+
 /* Classes of the children of a parent (graph_index.c): children that
  * show the same type, state, size, used units, sharing and free
  * aggregates of every type are in one class, so that whatever depends
@@ -198,6 +232,10 @@ bool gstate_shows_same (const struct rp_gstate *s, rp_vertex_t a,
 size_t gstate_classes (struct rp_gstate *s, rp_vertex_t p);
 rp_vertex_t gstate_class_first (const struct rp_gstate *s, rp_vertex_t p,
                                 size_t k);
+/* gstate_class_first of classes 0 .. n-1 at once, in top[] (one look
+ * for the index): how many were written (fewer when p has fewer). */
+size_t gstate_class_tops (const struct rp_gstate *s, rp_vertex_t p,
+                          rp_vertex_t *top, size_t n);
 rp_vertex_t gstate_class_pop (struct rp_gstate *s, rp_vertex_t p, size_t k);
 void gstate_class_restore (struct rp_gstate *s, rp_vertex_t p);
 

@@ -631,14 +631,13 @@ static int walk_scored (struct rp_match *x, struct req *q, rp_vertex_t v,
 {
     struct rp_accum *acc = match_acc_get (x->m);
     int order = walk_order (x);
+    struct gfit f;
     int rc = W_GO;
 
     if (!acc)
         return match_nomem (x);
-    for (rp_vertex_t c =
-             gstate_child_fit (x->s, v, RP_VERTEX_NONE, q->walk, order);
-         c != RP_VERTEX_NONE;
-         c = gstate_child_fit (x->s, v, c, q->walk, order)) {
+    for (rp_vertex_t c = gstate_fit_first (&f, x->s, v, q->walk, order);
+         c != RP_VERTEX_NONE; c = gstate_fit_next (&f)) {
         int64_t sc;
         if (score (x, c, &sc) < 0 || rp_accum_push (acc, c, sc) < 0) {
             rc = errno == ENOMEM ? match_nomem (x) : -1;
@@ -708,15 +707,14 @@ static int leaf_candidate (struct rp_match *x, struct req *q, rp_vertex_t c,
 static int walk (struct rp_match *x, struct req *q, rp_vertex_t v, size_t pu)
 {
     int order = walk_order (x);
+    struct gfit f;
     bool leaves;
 
     if (x->ops.score && !q->in_order)
         return walk_scored (x, q, v, pu);
     leaves = leaf_run (x, q);
-    for (rp_vertex_t c =
-             gstate_child_fit (x->s, v, RP_VERTEX_NONE, q->walk, order);
-         c != RP_VERTEX_NONE;
-         c = gstate_child_fit (x->s, v, c, q->walk, order)) {
+    for (rp_vertex_t c = gstate_fit_first (&f, x->s, v, q->walk, order);
+         c != RP_VERTEX_NONE; c = gstate_fit_next (&f)) {
         int rc = leaves && rp_graph_vertex_type_index (x->g, c) == q->t
                      ? leaf_candidate (x, q, c, pu)
                      : visit (x, q, c, pu);
@@ -793,7 +791,9 @@ static bool root_request (const struct rp_match *x, const struct req *q,
  * Below any vertex, when the children the walk visits are all candidates
  * (the cores of a node) and the hints say they score in walk order (ids
  * ascending, or all that may hold a unit showing the same), they are
- * taken in walk order too (children_in_order: one pass over them).
+ * taken in walk order too (children_in_order: one pass over them, or
+ * none where the graph alone tells, leaves_in_order: all children leaves
+ * and the walk needing the request's type only).
  * Either way a candidate's score does not depend on the candidates taken
  * before it (their subtrees are disjoint, and the walk scores children
  * before it enters any), and a candidate that does not fit is passed
@@ -806,8 +806,36 @@ static bool root_request (const struct rp_match *x, const struct req *q,
 
 enum { FAST_NONE = 0, FAST_IN_ORDER, FAST_BY_CLASS };
 
-static bool class_fits (const struct rp_match *x, const struct req *q,
+static bool found_fits (const struct rp_match *x, const struct req *q,
                         rp_vertex_t c);
+
+/* Whether q's walk needs units of q's own type only (some). */
+static bool walk_needs_own (const struct rp_match *x, const struct req *q)
+{
+    if (q->t < 0 || q->walk[q->t] == 0)
+        return false;
+    for (size_t t = 0; t < x->m->ntypes; t++)
+        if ((int)t != q->t && q->walk[t] > 0)
+            return false;
+    return true;
+}
+
+/* children_in_order from the graph alone, without a walk over the
+ * children: when all are leaves and q's walk needs q's type only, the
+ * walk visits leaves of q's type only; ids ascending among all of them
+ * ascend among those visited, and leaves of one size that are idle (an
+ * exclusive q passes over the others) show the same.  False: not
+ * decided, the walk tells. */
+static bool leaves_in_order (const struct rp_match *x, const struct req *q,
+                             rp_vertex_t at, bool by_id, bool by_free)
+{
+    bool ids_up, one_size;
+
+    if (!walk_needs_own (x, q)
+        || !gstate_leaf_kids (x->s, at, q->t, &ids_up, &one_size))
+        return false;
+    return (by_id && ids_up) || (by_free && q->exclusive && one_size);
+}
 
 /* Whether every child of at the walk visits for q (not a slot) is a
  * candidate, with no level between, in the order the hints give: ids
@@ -822,19 +850,22 @@ static bool children_in_order (struct rp_match *x, const struct req *q,
     bool by_free = x->ops.hints & RP_MATCH_SCORE_BY_FREE;
     rp_vertex_t first = RP_VERTEX_NONE;
     int64_t last = -1;
+    struct gfit f;
 
     if (q->slot || x->ops.order != RP_MATCH_LOW)
         return false;
-    for (rp_vertex_t c = gstate_child_fit (x->s, at, RP_VERTEX_NONE, q->walk,
-                                           order);
-         c != RP_VERTEX_NONE && (by_id || by_free);
-         c = gstate_child_fit (x->s, at, c, q->walk, order)) {
-        int64_t id = rp_graph_vertex_id (x->g, c);
+    if (leaves_in_order (x, q, at, by_id, by_free))
+        return true;
+    for (rp_vertex_t c = gstate_fit_first (&f, x->s, at, q->walk, order);
+         c != RP_VERTEX_NONE && (by_id || by_free); c = gstate_fit_next (&f)) {
         if (rp_graph_vertex_type_index (x->g, c) != q->t)
             return false;
-        by_id = by_id && id > last;
-        last = id;
-        if (!by_free || !class_fits (x, q, c))
+        if (by_id) {
+            int64_t id = rp_graph_vertex_id (x->g, c);
+            by_id = id > last;
+            last = id;
+        }
+        if (!by_free || !found_fits (x, q, c))
             continue;
         if (first == RP_VERTEX_NONE)
             first = c;
@@ -867,17 +898,33 @@ static int fast_kind (struct rp_match *x, const struct req *q, rp_vertex_t at)
     return FAST_NONE;
 }
 
+/* Whether c, which has what q needs, is free for a unit of q. */
+static bool unit_free (const struct rp_match *x, const struct req *q,
+                       rp_vertex_t c)
+{
+    if (q->slot)
+        return true;
+    return q->exclusive ? gstate_idle (x->s, c) : gstate_used (x->s, c) == 0;
+}
+
 /* Whether class representative c is a candidate of q that may fit: what
  * the walk (child up, free aggregates) and availability test, all the
  * same for every member of its class. */
 static bool class_fits (const struct rp_match *x, const struct req *q,
                         rp_vertex_t c)
 {
-    if (!gstate_has (x->s, c, q->need))
-        return false;
-    if (q->slot)
-        return true;
-    return q->exclusive ? gstate_idle (x->s, c) : gstate_used (x->s, c) == 0;
+    return gstate_has (x->s, c, q->need) && unit_free (x, q, c);
+}
+
+/* class_fits for c found by the fit search with q->walk: when that is
+ * q->need (not a pool) and the search tested every type (at most 64 with
+ * a need), c has it already, and only its availability is left. */
+static bool found_fits (const struct rp_match *x, const struct req *q,
+                        rp_vertex_t c)
+{
+    if (q->walk != q->need || x->m->ntypes > 64)
+        return class_fits (x, q, c);
+    return unit_free (x, q, c);
 }
 
 /* A member c of a class that fits, as candidate () tells it: passing
@@ -913,11 +960,15 @@ static ssize_t classes_scored (struct rp_match *x, struct req *q,
 {
     size_t n = gstate_classes (x->s, at), m = 0;
     struct scored *a = calloc (n + 1, sizeof (*a));
+    rp_vertex_t *top = perm_scratch (x->m, n + 1); /* no match inside */
 
-    if (!a)
+    if (!a || !top) {
+        free (a);
         return match_nomem (x);
+    }
+    n = gstate_class_tops (x->s, at, top, n);
     for (size_t k = 0; k < n; k++) {
-        rp_vertex_t c = gstate_class_first (x->s, at, k);
+        rp_vertex_t c = top[k];
         if (c == RP_VERTEX_NONE || !class_fits (x, q, c))
             continue;
         a[m] = (struct scored){ .k = k, .top = c };

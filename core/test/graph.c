@@ -982,7 +982,8 @@ static bool model_take_ok (const struct rp_gstate *s, rp_vertex_t v,
 }
 
 /* The classes of every index of s, read as the matcher reads them:
- * each child in exactly one class, members popped in ascending handles,
+ * the lowest members of all at once as each one's, each child in
+ * exactly one class, members popped in ascending handles,
  * every member of a class showing the same key, then all put back. */
 static bool classes_ok (struct rp_gstate *s, char *why, size_t size)
 {
@@ -991,9 +992,13 @@ static bool classes_ok (struct rp_gstate *s, char *why, size_t size)
         size_t n = gstate_classes (s, x->p), total = 0;
         uint64_t *a = calloc (x->keylen, sizeof (*a));
         uint64_t *b = calloc (x->keylen, sizeof (*b));
-        bool good = n > 0 && a && b;
+        rp_vertex_t *top = calloc (n + 1, sizeof (*top));
+        bool good = n > 0 && a && b && top
+                    && gstate_class_tops (s, x->p, top, n + 1) == n
+                    && gstate_class_tops (s, x->p, top, n - 1) == n - 1;
         for (size_t k = 0; k < n && good; k++) {
             rp_vertex_t first = gstate_class_first (s, x->p, k), c, last = NONE;
+            good = top[k] == first;
             if (first != NONE)
                 key_of (s, first, a);
             while (good && (c = gstate_class_pop (s, x->p, k)) != NONE) {
@@ -1007,6 +1012,7 @@ static bool classes_ok (struct rp_gstate *s, char *why, size_t size)
         gstate_class_restore (s, x->p);
         free (a);
         free (b);
+        free (top);
         if (!good || total != x->nkids) {
             snprintf (why, size, "index of %u: %zu of %u children, %s", x->p,
                       total, x->nkids, good ? "ordered" : "out of order");
@@ -1745,6 +1751,18 @@ static size_t fit_list (struct rp_gstate *s, rp_vertex_t p,
     return n;
 }
 
+/* The same through a search kept between finds (struct gfit). */
+static size_t cursor_list (struct rp_gstate *s, rp_vertex_t p,
+                           const uint64_t *need, int order, rp_vertex_t *out)
+{
+    struct gfit f;
+    size_t n = 0;
+    for (rp_vertex_t c = gstate_fit_first (&f, s, p, need, order);
+         c != RP_VERTEX_NONE; c = gstate_fit_next (&f))
+        out[n++] = c;
+    return n;
+}
+
 static size_t brute_fit (const struct rp_gstate *s, rp_vertex_t p,
                          const uint64_t *need, int order, rp_vertex_t *out)
 {
@@ -1841,7 +1859,7 @@ static void test_child_fit (void)
 
     /* random patterns against the brute force */
     srand (7);
-    size_t bad = 0;
+    size_t bad = 0, cbad = 0;
     for (int round = 0; round < 200; round++) {
         rp_vertex_t v = 3 + (rp_vertex_t)(rand () % 4000);
         if (rp_graph_vertex_type_index (g, v) == tc) {
@@ -1855,9 +1873,157 @@ static void test_child_fit (void)
             size_t a = fit_list (s, 0, need, order, got);
             size_t b = brute_fit (s, 0, need, order, want);
             bad += !same (got, a, want, b);
+            a = cursor_list (s, 0, need, order, got);
+            cbad += !same (got, a, want, b);
         }
     }
     ok (bad == 0, "200 random patterns, both orders: as the brute force");
+    ok (cbad == 0, "the same kept between finds: as the brute force");
+    rp_graph_destroy (g);
+}
+
+/* gstate_leaf_kids: whether a parent's children are all leaves, and
+ * whether those of one type ascend in ids and have one size; the answer
+ * kept for the last parent and type. */
+static void test_leaf_kids (void)
+{
+    rp_error_t e;
+    struct rp_graph *g = rp_graph_create ();
+    rp_vertex_t root = add (g, "cluster", 0), n[5];
+    bool up, one;
+    int tc, tg;
+
+    for (int i = 0; i < 5; i++)
+        contain (g, root, n[i] = add (g, "node", i));
+    for (int c = 0; c < 4; c++) /* n0: cores 0-3 and a GPU */
+        contain (g, n[0], add (g, "core", c));
+    contain (g, n[0], add (g, "gpu", 0));
+    contain (g, n[1], add (g, "core", 1)); /* n1: ids descend */
+    contain (g, n[1], add (g, "core", 0));
+    contain (g, n[2], add (g, "core", 0)); /* n2: a socket below */
+    rp_vertex_t sock = add (g, "socket", 0);
+    contain (g, n[2], sock);
+    contain (g, sock, add (g, "core", 1));
+    contain (g, n[3], add (g, "core", 0)); /* n3: sizes 1 and 2 */
+    rp_vertex_t big = rp_graph_add_vertex (g, "core", NULL, 1, 2, NULL, &e);
+    if (big == RP_VERTEX_NONE)
+        BAIL_OUT ("add core1: %s", e.text);
+    contain (g, n[3], big);
+    contain (g, n[4], add (g, "core", -1)); /* n4: no ids */
+    contain (g, n[4], add (g, "core", -1));
+    if (rp_graph_finalize (g, &e) < 0)
+        BAIL_OUT ("leaf kids graph: %s", e.text);
+    struct rp_gstate *s = graph_live (g);
+    tc = rp_graph_type_index (g, "core");
+    tg = rp_graph_type_index (g, "gpu");
+    ok (gstate_leaf_kids (s, n[0], tc, &up, &one) && up && one,
+        "cores and a GPU: leaves, cores ascending, one size");
+    ok (gstate_leaf_kids (s, n[0], tg, &up, &one) && up && one,
+        "the same for its one GPU");
+    ok (gstate_leaf_kids (s, n[1], tc, &up, &one) && !up && one,
+        "ids descending: not ascending");
+    ok (gstate_leaf_kids (s, n[1], tg, &up, &one) && up && one
+            && gstate_leaf_kids (s, n[1], tc, &up, &one) && !up,
+        "kept per parent and type: no GPUs ascend, the cores still do not");
+    ok (!gstate_leaf_kids (s, n[2], tc, &up, &one),
+        "a socket among the children: not all leaves");
+    ok (gstate_leaf_kids (s, n[3], tc, &up, &one) && up && !one,
+        "cores of sizes 1 and 2: not one size");
+    ok (gstate_leaf_kids (s, n[4], tc, &up, &one) && !up && one,
+        "cores without ids: not ascending");
+    ok (!gstate_leaf_kids (s, root, tc, &up, &one),
+        "nodes with children: not leaves");
+    rp_graph_destroy (g);
+}
+
+/* gstate_idle of a leaf from its counters, as its aggregates and
+ * totals tell: free, partly or wholly used, shared, down, of every type
+ * (a memory pool of 8 GB among them). */
+static void test_leaf_idle (void)
+{
+    rp_error_t e;
+    struct rp_graph *g =
+        rp_graph_generate ("nodes=2,memory=8GB,gpus=2,cores=2", &e);
+    struct rp_gstate *s = graph_live (g);
+    size_t T = rp_graph_ntypes (g), bad = 0, leaves = 0, idle = 0;
+
+    if (!g)
+        BAIL_OUT ("graph: %s", e.text);
+    srand (3);
+    for (int round = 0; round < 400; round++) {
+        rp_vertex_t v = (rp_vertex_t)(rand () % rp_graph_nvertices (g));
+        if (rp_graph_nchildren (g, v) > 0)
+            continue;
+        uint64_t size = rp_graph_vertex_size (g, v);
+        switch (rand () % 5) {
+        case 0:
+            gstate_set_counts (s, v, 0, 0);
+            break;
+        case 1:
+            gstate_set_counts (s, v, (uint64_t)rand () % (size + 1), 0);
+            break;
+        case 2:
+            gstate_set_counts (s, v, 0, 1);
+            break;
+        case 3:
+            rp_graph_set_state (g, v, RP_VERTEX_DOWN, &e);
+            break;
+        default:
+            rp_graph_set_state (g, v, RP_VERTEX_UP, &e);
+        }
+        bool want = true;
+        for (size_t t = 0; t < T; t++)
+            want = want && gstate_agg (s, v, (int)t) == total_of (g, v, t);
+        bad += gstate_idle (s, v) != want;
+        leaves++;
+        idle += want;
+    }
+    ok (bad == 0 && idle > 20 && leaves - idle > 20,
+        "a leaf's idleness as its aggregates and totals tell (%zu of %zu "
+        "idle)",
+        idle, leaves);
+    rp_graph_destroy (g);
+}
+
+/* A search kept between finds while the state changes under it, as the
+ * walk takes what it finds: each find as gstate_child_fit after the last
+ * one; a parent without children finds nothing, and nothing after. */
+static void test_fit_cursor (void)
+{
+    rp_error_t e;
+    struct rp_graph *g = rp_graph_generate ("nodes=300,cores=4", &e);
+    struct rp_gstate *s = graph_live (g);
+    int tc = rp_graph_type_index (g, "core");
+    uint64_t need[4] = { 0 };
+    size_t bad = 0, found = 0;
+    struct gfit f;
+
+    need[tc] = 3;
+    srand (11);
+    for (int round = 0; round < 20; round++) {
+        int order = round % 2 ? RP_WALK_HIGH : RP_WALK_LOW;
+        rp_vertex_t c = gstate_fit_first (&f, s, 0, need, order), want;
+        for (; c != RP_VERTEX_NONE; c = gstate_fit_next (&f)) {
+            /* take a core of it, and one of a random node */
+            gstate_take (s, c + 2, 1, true);
+            rp_vertex_t r = 1 + 6 * (rp_vertex_t)(rand () % 300) + 2;
+            if (!gstate_used (s, r))
+                gstate_take (s, r, 1, true);
+            want = gstate_child_fit (s, 0, c, need, order);
+            found++;
+            struct gfit f2 = f;
+            bad += gstate_fit_next (&f2) != want;
+        }
+        for (rp_vertex_t v = 0; v < rp_graph_nvertices (g); v++)
+            if (rp_graph_vertex_type_index (g, v) == tc && gstate_used (s, v))
+                gstate_put (s, v, 1, true);
+    }
+    ok (found > 300 && bad == 0,
+        "taking as it finds: each find as gstate_child_fit after the last");
+    rp_vertex_t leaf = 3;
+    ok (gstate_fit_first (&f, s, leaf, need, RP_WALK_LOW) == RP_VERTEX_NONE
+            && gstate_fit_next (&f) == RP_VERTEX_NONE,
+        "a parent without children: none, and none after");
     rp_graph_destroy (g);
 }
 
@@ -2714,6 +2880,9 @@ int main (void)
     test_check_finds ();
     test_child_pos ();
     test_child_fit ();
+    test_fit_cursor ();
+    test_leaf_idle ();
+    test_leaf_kids ();
     test_fit_again ();
     test_block_maxima ();
     test_fit_skips ();

@@ -1411,7 +1411,7 @@ static int hint_zero (struct rp_plugin *p, const struct rp_match *m,
  * scoring every candidate (rp_matcher_set_hints off) places it.  Where
  * the cores are a node's children (R) and tie (by free) or ascend (by
  * id), it scores none of them. */
-static void test_hints_on (const char *shape, const char *spec)
+static void test_hints_on (const char *shape, const char *spec, size_t npol)
 {
     static const struct {
         const char *name;
@@ -1427,7 +1427,7 @@ static void test_hints_on (const char *shape, const char *spec)
                           L (XNODE ("1", SLOT ("1", CORE ("1")))),
                           L (NODE ("2", SLOT ("1", CORE ("2")))) };
 
-    for (size_t i = 0; i < sizeof (pol) / sizeof (pol[0]); i++) {
+    for (size_t i = 0; i < sizeof (pol) / sizeof (pol[0]) && i < npol; i++) {
         struct rp_plugin p = { .instance = "hinted", .kind = RP_PLUGIN_MATCH };
         struct rp_matcher *m[2] = { matcher (spec), matcher (spec) };
         int calls[2] = { 0, 0 }, cores[2] = { 0, 0 };
@@ -1477,12 +1477,31 @@ static void test_hints_on (const char *shape, const char *spec)
 
 static void test_hints (void)
 {
-    test_hints_on ("sockets", "nodes=200,sockets=2,cores=4");
+    test_hints_on ("sockets", "nodes=200,sockets=2,cores=4", 3);
     test_hints_on ("cores in nodes",
                    "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":"
                    "\"0-199\",\"children\":{\"core\":\"0-7\",\"gpu\":"
                    "\"0-1\"}}],\"starttime\":0,\"expiration\":0,"
-                   "\"nodelist\":[\"n[0-199]\"]}}");
+                   "\"nodelist\":[\"n[0-199]\"]}}",
+                   3);
+    /* more children than BLOCK_MIN (the node's own block summaries), by
+     * free and by id: the graph tells the cores are in order (all
+     * leaves), no walk over them (targets zero scores them) */
+    test_hints_on ("64 cores in nodes",
+                   "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":"
+                   "\"0-199\",\"children\":{\"core\":\"0-63\",\"gpu\":"
+                   "\"0-3\"}}],\"starttime\":0,\"expiration\":0,"
+                   "\"nodelist\":[\"n[0-199]\"]}}",
+                   2);
+    /* GPUs in the first 50 nodes only: big parents not evenly spaced,
+     * found by the search where the even spacing guesses wrong */
+    test_hints_on ("GPUs in some nodes",
+                   "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":"
+                   "\"0-49\",\"children\":{\"core\":\"0-65\",\"gpu\":"
+                   "\"0-3\"}},{\"rank\":\"50-199\",\"children\":{\"core\":"
+                   "\"0-65\"}}],\"starttime\":0,\"expiration\":0,"
+                   "\"nodelist\":[\"n[0-199]\"]}}",
+                   2);
 }
 
 /* With a policy that scores, the first pass decides from the aggregates
