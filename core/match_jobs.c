@@ -19,13 +19,17 @@
 /* --- jobs ----------------------------------------------------------------- */
 
 /* Index of the first job with id >= jobid.  New ids usually come after
- * every other: that case costs no search. */
+ * every other, and the job just made is the one asked about next: those
+ * cases cost no search (a search reads a record per step, each its own
+ * block: about 14 cache misses among 16,000 jobs). */
 static size_t job_search (const struct rp_matcher *m, uint64_t jobid)
 {
     size_t lo = 0, hi = m->njobs;
 
     if (hi == 0 || m->jobs[hi - 1]->id < jobid)
         return hi;
+    if (m->jobs[hi - 1]->id == jobid)
+        return hi - 1;
 
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
