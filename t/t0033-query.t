@@ -300,6 +300,39 @@ test_expect_success 'a file unchanged for seconds is known by its status; one ed
 	test_cmp expected out &&
 	test_must_be_empty err
 '
+# Run a query of commands from FIFO cmds, its jobspec file $1's stat
+# calls counted by a preloaded fixture into stats: the first line is
+# written alone and answered, the next two are written together.
+query_stats () {
+	rm -f cmds stats &&
+	mkfifo cmds &&
+	{ RESPOL_TEST_STAT_PATH=$1 RESPOL_TEST_STAT_OUT="$PWD/stats" \
+	  LD_PRELOAD="$RESPOL_FIXTURE_PLUGINDIR/count-stat.so" \
+	  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+	  respol query --now=100 -F short --generate=$GEN -f cmds >out 2>err & } &&
+	exec 9>cmds &&
+	echo "match allocate $1" >&9 &&
+	n=0 &&
+	while ! grep -q "^1:" out && test $n -lt 600; do
+		sleep 0.05; n=$((n + 1))
+	done &&
+	printf "match allocate %s\nmatch allocate %s\n" $1 $1 >&9 &&
+	exec 9>&- &&
+	wait
+}
+test_expect_success 'a file known by its status is asked it once per batch of commands' '
+	test -f job2.yaml || { cp slots.yaml job2.yaml && sleep 3; } &&
+	query_stats job2.yaml &&
+	cat >expected <<-\EOF &&
+	1: node0: core[0-5]
+	2: node1: core[0-5]
+	3: node2: core[0-5]
+	EOF
+	test_cmp expected out &&
+	test_must_be_empty err &&
+	echo "stat job2.yaml: 2" >expected &&
+	test_cmp expected stats
+'
 test_expect_success 'standard output and error in one file keep the order of the commands' '
 	printf "match allocate slots.yaml\nfrob\nmatch allocate slots.yaml\nfree 9\n" >s6 &&
 	test_expect_code 1 respol query --now=100 -F short --generate=$GEN -f s6 >out 2>&1 &&

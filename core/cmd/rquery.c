@@ -69,9 +69,13 @@
  *   the read sets a later ctime, even where file systems keep whole (or
  *   even) seconds; one within 2 s of the read makes the file read again
  *   until it is older.  Opening and reading a file cost 4 us of system
- *   time a line, a stat 1 us.  Jobs share the parsed jobspec
- *   (rp_jobspec_copy).  The user of a job's WHO is looked up once per
- *   --user word, not per job.
+ *   time a line, a stat 1 us: a file's status is asked once per batch
+ *   of commands (the lines one read(2) of the commands gave), not per
+ *   line.  Every line of a batch was written before the batch was read,
+ *   and its status asked after that read: an edit made before any line
+ *   of the batch was written is seen, as when it is asked per line.
+ *   Jobs share the parsed jobspec (rp_jobspec_copy).  The user of a
+ *   job's WHO is looked up once per --user word, not per job.
  * - Commands are read with read(2) into a buffer of two lines' bounds, and
  *   stdout is flushed when the buffer is empty, before the read that may
  *   wait (after every command when stdout and stderr are one file, so
@@ -186,6 +190,7 @@ struct jobspec_cache {
     uint64_t used; /* query clock of the last use: the oldest goes first */
     struct stat st; /* the file as it was when text was read */
     bool trusted;   /* st proves text: changed since st.st_ctim long before */
+    uint64_t batch; /* the batch of commands in which st proved text */
 };
 
 struct query {
@@ -212,6 +217,7 @@ struct query {
     struct jobspec_cache *cache;
     size_t ncache;
     uint64_t cache_clock;
+    uint64_t batch; /* the commands' reads so far: the current line's batch */
     struct rp_context *user_ctx;
     char *user_key; /* its --user word, "" for the caller */
     /* the last job's context, the next job's too when it is made the
@@ -505,6 +511,19 @@ static struct jobspec_cache *cache_find_stat (struct query *q, const char *path,
     return NULL;
 }
 
+/* The cached jobspec of path when its status proved it unchanged for a
+ * line of this batch of commands (batch 0: none yet). */
+static struct jobspec_cache *cache_find_batch (struct query *q,
+                                               const char *path)
+{
+    for (size_t i = 0; q->batch && i < q->ncache; i++) {
+        struct jobspec_cache *c = &q->cache[i];
+        if (c->batch == q->batch && c->trusted && !strcmp (c->path, path))
+            return c;
+    }
+    return NULL;
+}
+
 /* The cached jobspec of path when the file still holds text. */
 static struct jobspec_cache *cache_find (struct query *q, const char *path,
                                          const char *text, size_t len)
@@ -596,6 +615,7 @@ static struct rp_jobspec *load_new (struct query *q, const char *path,
         c->len = r->len;
         c->used = ++q->cache_clock;
         cache_stat (c, &r->st, &r->before);
+        c->batch = c->trusted ? q->batch : 0;
         r->text = NULL;
     }
     load_diags (q, d, c);
@@ -622,7 +642,8 @@ static struct rp_jobspec *load_jobspec (struct query *q, const char *path)
         fail (q, "a jobspec file is needed, not stdin");
         return NULL;
     }
-    if (stat (path, &r.st) < 0 || !(c = cache_find_stat (q, path, &r.st))) {
+    if (!(c = cache_find_batch (q, path))
+        && (stat (path, &r.st) < 0 || !(c = cache_find_stat (q, path, &r.st)))) {
         clock_gettime (CLOCK_REALTIME, &r.before);
         r.text = read_small (path, &r.len, &r.st);
         if (!(c = cache_find (q, path, r.text, r.len)))
@@ -630,6 +651,7 @@ static struct rp_jobspec *load_jobspec (struct query *q, const char *path)
         cache_stat (c, &r.st, &r.before);
         free (r.text);
     }
+    c->batch = c->trusted ? q->batch : 0;
     c->used = ++q->cache_clock;
     for (size_t i = 0; i < c->nwarnings; i++)
         fprintf (stderr, "respol: %s: line %lu: warning: %s\n", SUB, q->line,
@@ -1618,6 +1640,7 @@ struct commands {
     size_t start, end; /* the bytes not yet taken */
     bool eof;
     bool skipping; /* the rest of a line too long, up to its newline */
+    uint64_t reads; /* read(2)s that gave bytes: the batches so far */
 };
 
 /* Wait for more of the stream: what the commands printed goes out first,
@@ -1641,6 +1664,7 @@ static int refill (struct commands *in)
         return -1;
     in->eof = n == 0;
     in->end += (size_t)n;
+    in->reads += n > 0;
     return 0;
 }
 
@@ -1700,6 +1724,7 @@ static void loop (struct query *q, struct commands *in)
             break;
         q->line++;
         q->nwords = 0;
+        q->batch = in->reads;
         if (rc < 0)
             fail (q, "line longer than %d bytes", LINE_MAX_BYTES);
         else if (!run_line (q, line))
