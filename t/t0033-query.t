@@ -256,6 +256,13 @@ test_expect_success 'R of cores in runs, with a gap, taken upward and downward' 
 	printf "jobid=1\njobid=2\njobid=3\n" >expected &&
 	test_cmp expected ids
 '
+# Wait (up to 30 s) for job $1's answer in out.
+wait_answer () {
+	n=0 &&
+	while ! grep -q "^$1:" out && test $n -lt 600; do
+		sleep 0.05; n=$((n + 1))
+	done
+}
 # Allocate jobspec file $1 twice through a query that reads a FIFO, write
 # the text of $2 over it once the second answer is out, allocate it again.
 query_edit () {
@@ -265,10 +272,7 @@ query_edit () {
 	exec 9>cmds &&
 	echo "match allocate $1" >&9 &&
 	echo "match allocate $1" >&9 &&
-	n=0 &&
-	while ! grep -q "^2:" out && test $n -lt 600; do
-		sleep 0.05; n=$((n + 1))
-	done &&
+	wait_answer 2 &&
 	cat "$2" >"$1" &&
 	echo "match allocate $1" >&9 &&
 	exec 9>&- &&
@@ -312,10 +316,7 @@ query_stats () {
 	  respol query --now=100 -F short --generate=$GEN -f cmds >out 2>err & } &&
 	exec 9>cmds &&
 	echo "match allocate $1" >&9 &&
-	n=0 &&
-	while ! grep -q "^1:" out && test $n -lt 600; do
-		sleep 0.05; n=$((n + 1))
-	done &&
+	wait_answer 1 &&
 	printf "match allocate %s\nmatch allocate %s\n" $1 $1 >&9 &&
 	exec 9>&- &&
 	wait
