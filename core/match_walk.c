@@ -837,6 +837,18 @@ static bool leaves_in_order (const struct rp_match *x, const struct req *q,
     return (by_id && ids_up) || (by_free && q->exclusive && one_size);
 }
 
+/* Whether the hints say that the leaves below at score the same where
+ * they show the same (RP_MATCH_SCORE_BY_FREE for the children of at only
+ * when they are leaves): at within an execution target.  The leaves the
+ * walk visits are not held by this match (unit_free: a leaf it holds is
+ * used in the state, or, when its take waits for pend_apply, past the
+ * walk). */
+static bool leaves_by_free (const struct rp_match *x, rp_vertex_t at)
+{
+    return (x->ops.hints & RP_MATCH_SCORE_LEAVES_BY_FREE)
+           && rp_graph_target (x->g, at) != RP_VERTEX_NONE;
+}
+
 /* Whether every child of at the walk visits for q (not a slot) is a
  * candidate, with no level between, in the order the hints give: ids
  * ascending (RP_MATCH_SCORE_BY_ID), or every one that may hold a unit
@@ -847,7 +859,8 @@ static bool children_in_order (struct rp_match *x, const struct req *q,
 {
     int order = walk_order (x);
     bool by_id = x->ops.hints & RP_MATCH_SCORE_BY_ID;
-    bool by_free = x->ops.hints & RP_MATCH_SCORE_BY_FREE;
+    bool leaves_only = leaves_by_free (x, at);
+    bool by_free = (x->ops.hints & RP_MATCH_SCORE_BY_FREE) || leaves_only;
     rp_vertex_t first = RP_VERTEX_NONE;
     int64_t last = -1;
     struct gfit f;
@@ -860,6 +873,8 @@ static bool children_in_order (struct rp_match *x, const struct req *q,
          c != RP_VERTEX_NONE && (by_id || by_free); c = gstate_fit_next (&f)) {
         if (rp_graph_vertex_type_index (x->g, c) != q->t)
             return false;
+        if (leaves_only && rp_graph_child_first (x->g, c) != RP_VERTEX_NONE)
+            by_free = false;
         if (by_id) {
             int64_t id = rp_graph_vertex_id (x->g, c);
             by_id = id > last;

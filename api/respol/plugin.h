@@ -399,12 +399,21 @@ struct rp_match_ops {
  *   target: the host takes targets in walk order without scoring them.
  * RP_MATCH_ORDER_GROUPS: order_candidates leaves unchanged an array in
  *   which each vertex appears once, or where the finds of each vertex are
- *   next to each other: the host does not call it then. */
+ *   next to each other: the host does not call it then.
+ * RP_MATCH_SCORE_LEAVES_BY_FREE: below an execution target, leaves that
+ *   this match does not hold and that show the same (as for
+ *   RP_MATCH_SCORE_BY_FREE) score the same when scored for one walk of
+ *   the request, whatever else score reads (rp_match_count_need,
+ *   rp_match_held): where the children a request may take below a
+ *   target are such leaves, all of its type, the host takes them in
+ *   walk order without scoring them (the cores of a node under a policy
+ *   that steers by what the match holds, as locality does). */
 enum rp_match_hint {
     RP_MATCH_SCORE_BY_FREE = 1,
     RP_MATCH_SCORE_BY_ID = 2,
     RP_MATCH_SCORE_TARGETS_ZERO = 4,
     RP_MATCH_ORDER_GROUPS = 8,
+    RP_MATCH_SCORE_LEAVES_BY_FREE = 16,
 };
 
 /* Services for match policies (exported by librespol).  All take the

@@ -1406,12 +1406,34 @@ static int hint_zero (struct rp_plugin *p, const struct rp_match *m,
     return 0;
 }
 
+/* 0 at targets; below one, a leaf scores what the request still needs
+ * (the same for every leaf of one walk), any other vertex its free cores,
+ * and those where this match holds cores first (as locality steers). */
+static int hint_leaves (struct rp_plugin *p, const struct rp_match *m,
+                        rp_vertex_t v, int64_t *score)
+{
+    const struct rp_graph *g = rp_match_graph (m);
+    int core = rp_graph_type_index (g, "core");
+
+    (void)p;
+    count_call (m, v);
+    if (rp_graph_target (g, v) == v)
+        *score = 0;
+    else if (rp_graph_child_first (g, v) == RP_VERTEX_NONE)
+        *score = (int64_t)rp_match_count_need (m);
+    else
+        *score = (int64_t)rp_match_subtree_free (m, v, core)
+                 + (rp_match_held (m, v, core) > 0 ? 1000 : 0);
+    return 0;
+}
+
 /* On 200 nodes, a policy whose hints say what its score is scores a few
  * vertices per allocation, not every node, and places every job where
  * scoring every candidate (rp_matcher_set_hints off) places it.  Where
- * the cores are a node's children (R) and tie (by free) or ascend (by
- * id), it scores none of them. */
-static void test_hints_on (const char *shape, const char *spec, size_t npol)
+ * the cores are a node's children (R) and tie (by free, leaves by free)
+ * or ascend (by id), it scores none of them.  pols: a bit per policy
+ * of pol[] to run. */
+static void test_hints_on (const char *shape, const char *spec, unsigned pols)
 {
     static const struct {
         const char *name;
@@ -1422,12 +1444,16 @@ static void test_hints_on (const char *shape, const char *spec, size_t npol)
         { "by free", hint_free, RP_MATCH_SCORE_BY_FREE },
         { "by id", hint_id, RP_MATCH_SCORE_BY_ID },
         { "targets zero", hint_zero, RP_MATCH_SCORE_TARGETS_ZERO },
+        { "leaves by free", hint_leaves,
+          RP_MATCH_SCORE_TARGETS_ZERO | RP_MATCH_SCORE_LEAVES_BY_FREE },
     };
     const char *res[] = { L (SLOT ("1", CORE ("3"))),
                           L (XNODE ("1", SLOT ("1", CORE ("1")))),
                           L (NODE ("2", SLOT ("1", CORE ("2")))) };
 
-    for (size_t i = 0; i < sizeof (pol) / sizeof (pol[0]) && i < npol; i++) {
+    for (size_t i = 0; i < sizeof (pol) / sizeof (pol[0]); i++) {
+        if (!(pols & (1u << i)))
+            continue;
         struct rp_plugin p = { .instance = "hinted", .kind = RP_PLUGIN_MATCH };
         struct rp_matcher *m[2] = { matcher (spec), matcher (spec) };
         int calls[2] = { 0, 0 }, cores[2] = { 0, 0 };
@@ -1477,13 +1503,13 @@ static void test_hints_on (const char *shape, const char *spec, size_t npol)
 
 static void test_hints (void)
 {
-    test_hints_on ("sockets", "nodes=200,sockets=2,cores=4", 3);
+    test_hints_on ("sockets", "nodes=200,sockets=2,cores=4", 0xf);
     test_hints_on ("cores in nodes",
                    "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":"
                    "\"0-199\",\"children\":{\"core\":\"0-7\",\"gpu\":"
                    "\"0-1\"}}],\"starttime\":0,\"expiration\":0,"
                    "\"nodelist\":[\"n[0-199]\"]}}",
-                   3);
+                   0xf);
     /* more children than BLOCK_MIN (the node's own block summaries), by
      * free and by id: the graph tells the cores are in order (all
      * leaves), no walk over them (targets zero scores them) */
@@ -1492,7 +1518,7 @@ static void test_hints (void)
                    "\"0-199\",\"children\":{\"core\":\"0-63\",\"gpu\":"
                    "\"0-3\"}}],\"starttime\":0,\"expiration\":0,"
                    "\"nodelist\":[\"n[0-199]\"]}}",
-                   2);
+                   0xb);
     /* GPUs in the first 50 nodes only: big parents not evenly spaced,
      * found by the search where the even spacing guesses wrong */
     test_hints_on ("GPUs in some nodes",
@@ -1501,7 +1527,7 @@ static void test_hints (void)
                    "\"0-3\"}},{\"rank\":\"50-199\",\"children\":{\"core\":"
                    "\"0-65\"}}],\"starttime\":0,\"expiration\":0,"
                    "\"nodelist\":[\"n[0-199]\"]}}",
-                   2);
+                   0x3);
 }
 
 /* With a policy that scores, the first pass decides from the aggregates

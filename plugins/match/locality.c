@@ -23,7 +23,12 @@
  * none can, the one with the most free of what the unit needs first.
  *
  * Execution targets themselves score alike, so they are taken in walk
- * order: lowest ids of the preferred group first.
+ * order: lowest ids of the preferred group first.  Below a target, a leaf
+ * this match does not hold shows nothing of rp_match_held (none below it)
+ * and the rest of its score reads the free amounts it shows and what the
+ * request still needs, the same for every leaf of one walk: leaves that
+ * show the same score the same (RP_MATCH_SCORE_LEAVES_BY_FREE), so the
+ * host takes a node's cores in walk order without scoring them.
  *
  * "Can hold" and "free" above the targets are measured as in the pack
  * policy: for the types the unit needs (rp_match_unit_need), the units the
@@ -223,7 +228,7 @@ static const struct rp_match_ops ops = {
     .order = RP_MATCH_LOW,
     .stop_after = 1,
     .score = score,
-    .hints = RP_MATCH_SCORE_TARGETS_ZERO,
+    .hints = RP_MATCH_SCORE_TARGETS_ZERO | RP_MATCH_SCORE_LEAVES_BY_FREE,
 };
 
 RP_PLUGIN_EXPORT const struct rp_plugin_desc respol_plugin = {
