@@ -1407,8 +1407,9 @@ static int hint_zero (struct rp_plugin *p, const struct rp_match *m,
 }
 
 /* 0 at targets; below one, a leaf scores what the request still needs
- * (the same for every leaf of one walk), any other vertex its free cores,
- * and those where this match holds cores first (as locality steers). */
+ * (the same for every leaf of one walk), any other vertex its id (the
+ * highest first: what it shows does not tell), and those where this
+ * match holds cores first (as locality steers). */
 static int hint_leaves (struct rp_plugin *p, const struct rp_match *m,
                         rp_vertex_t v, int64_t *score)
 {
@@ -1422,9 +1423,38 @@ static int hint_leaves (struct rp_plugin *p, const struct rp_match *m,
     else if (rp_graph_child_first (g, v) == RP_VERTEX_NONE)
         *score = (int64_t)rp_match_count_need (m);
     else
-        *score = (int64_t)rp_match_subtree_free (m, v, core)
+        *score = rp_graph_vertex_id (g, v)
                  + (rp_match_held (m, v, core) > 0 ? 1000 : 0);
     return 0;
+}
+
+/* RP_MATCH_SCORE_LEAVES_BY_FREE says nothing of the vertices below a
+ * target that are not leaves: a socket request is placed by score (the
+ * highest id), not in walk order, though both sockets show the same. */
+static void test_hints_leaves_only (void)
+{
+    struct rp_plugin p = { .instance = "hinted", .kind = RP_PLUGIN_MATCH };
+    struct rp_matcher *m = matcher ("nodes=2,sockets=2,cores=4");
+    struct rp_jobspec *js = jobspec (
+        L (NODE ("1", "{type: socket, count: 1, with: [" SLOT ("1", CORE ("1"))
+                      "]}")),
+        NULL, 0);
+    struct rp_rset *R;
+    char out[512] = "";
+
+    p.match = (struct rp_match_ops){ .size = sizeof (p.match),
+                                     .score = hint_leaves,
+                                     .hints = RP_MATCH_SCORE_TARGETS_ZERO
+                                              | RP_MATCH_SCORE_LEAVES_BY_FREE };
+    rp_matcher_set_policy (m, &p, NULL);
+    if ((R = rp_matcher_allocate (m, 1, js, 0, NULL)))
+        summary (R, out, sizeof (out));
+    is (out, "0:c4",
+        "hints leaves by free: a socket below a target is scored, not taken "
+        "in walk order");
+    rp_rset_destroy (R);
+    rp_jobspec_destroy (js);
+    rp_matcher_destroy (m);
 }
 
 /* On 200 nodes, a policy whose hints say what its score is scores a few
@@ -1503,6 +1533,7 @@ static void test_hints_on (const char *shape, const char *spec, unsigned pols)
 
 static void test_hints (void)
 {
+    test_hints_leaves_only ();
     test_hints_on ("sockets", "nodes=200,sockets=2,cores=4", 0xf);
     test_hints_on ("cores in nodes",
                    "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":"
