@@ -2692,6 +2692,52 @@ char *rp_rset_encode (const struct rp_rset *r, int flags)
     return s;
 }
 
+/* The text of s (from rp_rset_encode, freed) into the caller's buffer. */
+static ssize_t encode_copy (char *s, char **buf, size_t *size)
+{
+    size_t len;
+
+    if (!s)
+        return -1;
+    len = strlen (s);
+    if (len + 1 > *size) {
+        char *p = realloc (*buf, len + 1);
+        if (!p) {
+            free (s);
+            errno = ENOMEM;
+            return -1;
+        }
+        *buf = p;
+        *size = len + 1;
+    }
+    memcpy (*buf, s, len + 1);
+    free (s);
+    return (ssize_t)len;
+}
+
+ssize_t rp_rset_encode_buf (const struct rp_rset *r, int flags, char **buf,
+                            size_t *size)
+{
+    struct jtext b;
+
+    if (!r || !buf || !size || (flags & ~RP_RSET_PRETTY)
+        || (!*buf && *size)) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (flags || !plain (r))
+        return encode_copy (rp_rset_encode (r, flags), buf, size);
+    b = (struct jtext){ .s = *buf, .cap = *size };
+    put_plain (&b, r);
+    *buf = b.s;
+    *size = b.cap;
+    if (b.failed) {
+        errno = ENOMEM;
+        return -1;
+    }
+    return (ssize_t)b.len;
+}
+
 /* --- set operations ------------------------------------------------------- */
 
 /* Walk two sets in rank order.  At each step x (from a) and y (from b) are
