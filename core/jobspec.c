@@ -11,7 +11,9 @@
  * document).  Checks never stop at the first problem: everything goes to
  * the rp_diags list, and the model is kept only when there was no error.
  * The model (resource tree, task array) is built during the same pass; the
- * derived facts are computed afterwards from the valid model.
+ * derived facts are computed afterwards from the valid model, with the
+ * system attributes a matcher reads on every match (duration, constraints)
+ * looked up there once: a jobspec is read-only once loaded.
  *
  * Where the RFC's prose, its JSON schema and flux-core disagree, the prose
  * wins; where the RFC is silent, flux-core's validators decide (each
@@ -129,6 +131,7 @@ struct rp_jobspec {
     size_t ntasks;
     json_t *system;
     json_t *user;
+    json_t *constraints; /* attributes.system.constraints, looked up once */
     struct rp_jobspec_facts facts;
 };
 
@@ -1537,6 +1540,11 @@ static void derive_task (struct rp_jobspec_task *t)
             slot->total);
 }
 
+static json_t *system_get (const struct rp_jobspec *js, const char *key)
+{
+    return js ? json_object_get (js->system, key) : NULL;
+}
+
 static int derive (struct rp_jobspec *js)
 {
     struct rp_jobspec_facts *f = &js->facts;
@@ -1558,7 +1566,8 @@ static int derive (struct rp_jobspec *js)
         derive_task (&js->tasks[i]);
         f->ntasks = sat_add (f->ntasks, js->tasks[i].ntasks);
     }
-    f->duration = rp_jobspec_duration (js);
+    f->duration = json_number_value (system_get (js, "duration"));
+    js->constraints = system_get (js, "constraints");
     return 0;
 }
 
@@ -1785,14 +1794,9 @@ json_t *rp_jobspec_user (const struct rp_jobspec *js)
     return js ? js->user : NULL;
 }
 
-static json_t *system_get (const struct rp_jobspec *js, const char *key)
-{
-    return js ? json_object_get (js->system, key) : NULL;
-}
-
 double rp_jobspec_duration (const struct rp_jobspec *js)
 {
-    return json_number_value (system_get (js, "duration"));
+    return js ? js->facts.duration : 0;
 }
 
 const char *rp_jobspec_queue (const struct rp_jobspec *js)
@@ -1817,7 +1821,7 @@ json_t *rp_jobspec_environment (const struct rp_jobspec *js)
 
 json_t *rp_jobspec_constraints (const struct rp_jobspec *js)
 {
-    return system_get (js, "constraints");
+    return js ? js->constraints : NULL;
 }
 
 json_t *rp_jobspec_dependencies (const struct rp_jobspec *js)

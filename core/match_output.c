@@ -137,28 +137,17 @@ static int add_ids (struct rp_idset *ids[2], const struct ritem *it, size_t n)
 static int rset_add_rank (struct rp_rset *R, const struct rp_matcher *m,
                           const struct ritem *it, size_t n, rp_error_t *error)
 {
-    struct rp_idset *ids[2] = { rp_idset_create (), rp_idset_create () };
-    rp_vertex_t tv = it[0].tv;
+    struct rp_idset *ids[2];
     const char *host;
-    int rc = -1;
 
-    if (!ids[0] || !ids[1]) {
-        rp_error_set (error, ENOMEM, "out of memory");
-        goto done;
-    }
-    if (add_ids (ids, it, n) < 0) {
-        rp_error_set (error, ENOMEM, "out of memory");
-        goto done;
-    }
-    if (!(host = target_host (m, tv, error)))
-        goto done;
-    rc = rset_add_target_taken (R, (unsigned int)it[0].rank, host, ids[0],
-                                ids[1], error);
-    ids[0] = ids[1] = NULL;
-done:
-    rp_idset_destroy (ids[0]);
-    rp_idset_destroy (ids[1]);
-    return rc;
+    if (!(host = target_host (m, it[0].tv, error))
+        || rset_add_target_empty (R, (unsigned int)it[0].rank, host, &ids[0],
+                                  &ids[1], error)
+               < 0)
+        return -1;
+    if (add_ids (ids, it, n) < 0)
+        return rp_error_set (error, ENOMEM, "out of memory");
+    return 0;
 }
 
 /* The item of hold h at target tv of that rank, into it. */

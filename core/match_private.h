@@ -137,6 +137,10 @@ struct rp_matcher {
     size_t rqcap;   /* with each entry's marks kept */
     uint64_t *rqneed;
     size_t rqneedcap;
+    const struct rp_jobspec *rqjs; /* the jobspec rq's rqn requests were
+                                    * built for (a reference held), NULL: none */
+    size_t rqn;
+    bool rqprune; /* ... and whether the policy had a prune hook */
     uint64_t *pruned; /* ntypes + 1: a match's, kept for the next */
     size_t *pend; /* match_walk.c: log indexes of leaves not in the state */
     size_t npend;

@@ -12,6 +12,12 @@
  *   (memory: none means GB on both sides), or one that does not convert,
  *   makes the request unsatisfiable (ENODEV).  A type's pools are taken to
  *   share the unit of the first pool of that type.
+ * - The requests are built once per jobspec: the matcher keeps the last
+ *   built ones, with a reference to their jobspec (so that its address
+ *   names no other while they are kept), and the next match of the same
+ *   jobspec takes them whole; another jobspec, or a prune hook that came or
+ *   went with the policy, builds them again (the graph and its types are
+ *   the matcher's own for its life).  A jobspec is read-only once loaded.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -258,31 +264,65 @@ static void reqs_free (struct req *a, size_t cap)
     free (a);
 }
 
+/* What n built requests of a hold apart from the arrays: their ids and
+ * accumulators (given back to m, or destroyed when m is going). */
+static void reqs_release (struct rp_matcher *m, struct req *a, size_t n,
+                          bool going)
+{
+    for (size_t i = 0; a && i < n; i++) {
+        rp_idset_destroy (a[i].ids);
+        if (going)
+            rp_accum_destroy (a[i].acc);
+        else
+            match_acc_put (m, a[i].acc);
+    }
+}
+
+/* The requests kept for m->rqjs are forgotten (their arrays stay). */
+static void reqs_forget (struct rp_matcher *m, bool going)
+{
+    if (!m->rqjs)
+        return;
+    reqs_release (m, m->rq, m->rqn, going);
+    rp_jobspec_destroy ((struct rp_jobspec *)m->rqjs);
+    m->rqjs = NULL;
+    m->rqn = 0;
+}
+
 void match_reqs_free (struct rp_matcher *m)
 {
+    reqs_forget (m, true);
     reqs_free (m->rq, m->rqcap);
     free (m->rqneed);
 }
 
 /* The requests and need vectors go back to the matcher for the next match
  * (unless a match made meanwhile gave its own back), each request's marks
- * with them. */
+ * with them; built ones are kept whole, for the next match of the same
+ * jobspec.  What a match changes in a request (its marks, accumulator,
+ * limit, stats) match_walk.c resets before it reads it. */
 void match_reqs_destroy (struct rp_match *x)
 {
     struct rp_matcher *m = x->m;
 
-    for (size_t i = 0; x->all && i < x->nreqs; i++) {
-        rp_idset_destroy (x->all[i].ids);
-        match_acc_put (m, x->all[i].acc);
-    }
-    if (!m->rq && !m->rqneed) {
+    if (!x->all && !x->needbuf)
+        return;
+    if (m->rq || m->rqneed) {
+        reqs_release (m, x->all, x->nreqs, false);
+        reqs_free (x->all, x->allcap);
+        free (x->needbuf);
+    } else {
+        for (size_t i = 0; i < x->nreqs; i++)
+            rp_accum_clear (x->all[i].acc);
         m->rq = x->all;
         m->rqcap = x->allcap;
         m->rqneed = x->needbuf;
         m->rqneedcap = x->needcap;
-    } else {
-        reqs_free (x->all, x->allcap);
-        free (x->needbuf);
+        if (x->nreqs > 0 && (m->rqjs = rp_jobspec_copy (x->js))) {
+            m->rqn = x->nreqs;
+            m->rqprune = x->ops.prune != NULL;
+        } else
+            reqs_release (m, x->all, x->nreqs, false);
     }
     x->all = NULL;
     x->needbuf = NULL;
@@ -294,6 +334,7 @@ static int reqs_alloc (struct rp_match *x, size_t n, size_t nneed)
 {
     struct rp_matcher *m = x->m;
 
+    reqs_forget (m, false);
     x->all = m->rq;
     x->allcap = m->rqcap;
     x->needbuf = m->rqneed;
@@ -327,12 +368,37 @@ static int reqs_alloc (struct rp_match *x, size_t n, size_t nneed)
     return 0;
 }
 
+/* The matcher's requests when they were built for this jobspec, graph
+ * (the matcher's own) and prune hook: taken whole, nothing rebuilt. */
+static bool reqs_take_kept (struct rp_match *x)
+{
+    struct rp_matcher *m = x->m;
+
+    if (!m->rqjs || m->rqjs != x->js || m->rqprune != (x->ops.prune != NULL))
+        return false;
+    x->all = m->rq;
+    x->allcap = m->rqcap;
+    x->needbuf = m->rqneed;
+    x->needcap = m->rqneedcap;
+    x->nreqs = m->rqn;
+    x->reqs = &x->all[0];
+    rp_jobspec_destroy ((struct rp_jobspec *)m->rqjs); /* x->js's owner has it */
+    m->rqjs = NULL;
+    m->rqn = 0;
+    m->rq = NULL;
+    m->rqneed = NULL;
+    m->rqcap = m->rqneedcap = 0;
+    return true;
+}
+
 int match_reqs_create (struct rp_match *x)
 {
     const struct rp_jobspec_resource *top = rp_jobspec_resource_first (x->js);
     size_t nt = x->m->ntypes ? x->m->ntypes : 1;
     size_t next = 0;
 
+    if (reqs_take_kept (x))
+        return 0;
     x->nreqs = count_requests (top);
     if (x->nreqs == 0)
         return rp_error_set (x->error, EINVAL, "the jobspec asks nothing");
@@ -344,5 +410,10 @@ int match_reqs_create (struct rp_match *x)
         x->all[i].need = &x->needbuf[i * nt];
         x->all[i].walk = &x->needbuf[(x->nreqs + i) * nt];
     }
-    return req_build (x, top, NULL, &x->reqs, &next);
+    if (req_build (x, top, NULL, &x->reqs, &next) < 0) {
+        reqs_release (x->m, x->all, x->nreqs, false); /* not kept */
+        x->nreqs = 0;
+        return -1;
+    }
+    return 0;
 }

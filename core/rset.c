@@ -94,6 +94,8 @@ struct children {
     atomic_size_t refs; /* atomic: copies share records across threads */
     struct rp_idset *cores;
     struct rp_idset *gpus;
+    struct rp_idset in[]; /* cores and gpus in the record's own block when
+                           * it was made empty (children_create_empty) */
 };
 
 struct target {
@@ -165,6 +167,31 @@ static struct children *children_create (struct rp_idset *cores,
     return ch;
 }
 
+/* A record with its two empty idsets in its own block: one allocation,
+ * not three, for a target whose ids are added in place. */
+static struct children *children_create_empty (void)
+{
+    struct children *ch = malloc (sizeof (*ch) + 2 * sizeof (ch->in[0]));
+
+    if (!ch)
+        return NULL;
+    atomic_init (&ch->refs, 1);
+    idset_init (&ch->in[0]);
+    idset_init (&ch->in[1]);
+    ch->cores = &ch->in[0];
+    ch->gpus = &ch->in[1];
+    return ch;
+}
+
+/* An idset of ch: its own (in its block) or allocated. */
+static void children_idset_free (struct children *ch, struct rp_idset *ids)
+{
+    if (ids == &ch->in[0] || ids == &ch->in[1])
+        idset_fini (ids);
+    else
+        rp_idset_destroy (ids);
+}
+
 static struct rp_idset *idset_copy_or_empty (const struct rp_idset *ids)
 {
     return ids ? rp_idset_copy (ids) : rp_idset_create ();
@@ -191,8 +218,8 @@ static void children_unref (struct children *ch)
     if (ch
         && atomic_fetch_sub_explicit (&ch->refs, 1, memory_order_acq_rel)
                == 1) {
-        rp_idset_destroy (ch->cores);
-        rp_idset_destroy (ch->gpus);
+        children_idset_free (ch, ch->cores);
+        children_idset_free (ch, ch->gpus);
         free (ch);
     }
     errno = saved_errno;
@@ -1229,17 +1256,19 @@ int rp_rset_add_target (struct rp_rset *r, unsigned int rank,
                        error);
 }
 
-int rset_add_target_taken (struct rp_rset *r, unsigned int rank,
-                           const char *hostname, struct rp_idset *cores,
-                           struct rp_idset *gpus, rp_error_t *error)
+int rset_add_target_empty (struct rp_rset *r, unsigned int rank,
+                           const char *hostname, struct rp_idset **cores,
+                           struct rp_idset **gpus, rp_error_t *error)
 {
-    if (rank > RP_IDSET_MAX_ID) {
-        rp_idset_destroy (cores);
-        rp_idset_destroy (gpus);
+    struct children *ch;
+
+    if (rank > RP_IDSET_MAX_ID)
         return rp_error_set (error, EINVAL, "rank %u is out of range", rank);
-    }
-    return add_target (r, rank, hostname, children_create (cores, gpus),
-                       error);
+    if (!(ch = children_create_empty ()))
+        return fail_errno (error);
+    *cores = ch->cores;
+    *gpus = ch->gpus;
+    return add_target (r, rank, hostname, ch, error);
 }
 
 /* --- decode --------------------------------------------------------------- */
@@ -2661,6 +2690,52 @@ char *rp_rset_encode (const struct rp_rset *r, int flags)
     if (!s)
         errno = ENOMEM;
     return s;
+}
+
+/* The text of s (from rp_rset_encode, freed) into the caller's buffer. */
+static ssize_t encode_copy (char *s, char **buf, size_t *size)
+{
+    size_t len;
+
+    if (!s)
+        return -1;
+    len = strlen (s);
+    if (len + 1 > *size) {
+        char *p = realloc (*buf, len + 1);
+        if (!p) {
+            free (s);
+            errno = ENOMEM;
+            return -1;
+        }
+        *buf = p;
+        *size = len + 1;
+    }
+    memcpy (*buf, s, len + 1);
+    free (s);
+    return (ssize_t)len;
+}
+
+ssize_t rp_rset_encode_buf (const struct rp_rset *r, int flags, char **buf,
+                            size_t *size)
+{
+    struct jtext b;
+
+    if (!r || !buf || !size || (flags & ~RP_RSET_PRETTY)
+        || (!*buf && *size)) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (flags || !plain (r))
+        return encode_copy (rp_rset_encode (r, flags), buf, size);
+    b = (struct jtext){ .s = *buf, .cap = *size };
+    put_plain (&b, r);
+    *buf = b.s;
+    *size = b.cap;
+    if (b.failed) {
+        errno = ENOMEM;
+        return -1;
+    }
+    return (ssize_t)b.len;
 }
 
 /* --- set operations ------------------------------------------------------- */

@@ -17,11 +17,12 @@ int rset_set_scheduling_text (struct rp_rset *r, char *text);
  * error set. */
 int rset_host_check (const char *name, rp_error_t *error);
 
-/* rp_rset_add_target for a host name rset_host_check passed, with cores
- * and gpus taken (also on failure), not copied. */
-int rset_add_target_taken (struct rp_rset *r, unsigned int rank,
-                           const char *hostname, struct rp_idset *cores,
-                           struct rp_idset *gpus, rp_error_t *error);
+/* rp_rset_add_target for a host name rset_host_check passed, with empty
+ * cores and gpus that the caller fills: *cores and *gpus are r's, borrowed
+ * until r changes, and nothing else shares them until then. */
+int rset_add_target_empty (struct rp_rset *r, unsigned int rank,
+                           const char *hostname, struct rp_idset **cores,
+                           struct rp_idset **gpus, rp_error_t *error);
 
 /* Target i of r (0 <= i < rp_rset_ntargets, in rank order), borrowed
  * until r changes: its rank, host name, cores and GPUs.  False past the

@@ -146,7 +146,8 @@ long long rp_jobspec_version (const struct rp_jobspec *js);
 /* Derived facts.  Borrowed. */
 const struct rp_jobspec_facts *rp_jobspec_facts (const struct rp_jobspec *js);
 
-/* Attributes.  Borrowed; NULL when absent. */
+/* Attributes.  Borrowed, read-only (a jobspec's duration and constraints
+ * are read once, when it is loaded); NULL when absent. */
 json_t *rp_jobspec_system (const struct rp_jobspec *js);
 json_t *rp_jobspec_user (const struct rp_jobspec *js);
 /* attributes.system.duration, 0 when unset (RFC 14: 0 means unlimited). */

@@ -82,6 +82,13 @@ struct rp_rset *rp_rset_from_json (const json_t *o, rp_error_t *error);
  * Caller must json_decref / free. */
 json_t *rp_rset_to_json (const struct rp_rset *r);
 char *rp_rset_encode (const struct rp_rset *r, int flags);
+/* rp_rset_encode into *buf, of *size bytes, grown with realloc as
+ * getline(3) grows its line (*buf NULL and *size 0 to start): a caller
+ * that prints one R after another allocates nothing once *buf is large
+ * enough.  The length of the text (NUL-terminated), or -1 with errno
+ * EINVAL or ENOMEM; *buf stays the caller's to free, also on failure. */
+ssize_t rp_rset_encode_buf (const struct rp_rset *r, int flags, char **buf,
+                            size_t *size);
 
 /* Add one execution target.  cores and gpus may be NULL (empty); they are
  * copied.  Fails with EEXIST if rank is already a target, EINVAL for a bad

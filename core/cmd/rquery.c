@@ -231,6 +231,9 @@ struct query {
     char *words[MAX_WORDS + 1];
     int nwords;
     char text[LINE_MAX_BYTES + 1];
+    /* the text of the last R printed: its buffer kept for the next */
+    char *rtext;
+    size_t rtextsize;
 };
 
 static void usage (FILE *f)
@@ -388,13 +391,13 @@ static void put_jobid (uint64_t id)
 
 /* A job's R, after its start when it has one (match
  * allocate_orelse_reserve, info of a reservation). */
-static void print_job_at (const struct query *q, uint64_t jobid,
+static void print_job_at (struct query *q, uint64_t jobid,
                           const struct rp_rset *R, bool at)
 {
     struct rp_rset *bare = NULL;
     double start = 0;
     bool reserved = false;
-    char *s;
+    ssize_t len;
 
     if (at)
         (void)rp_matcher_job_time (q->m, jobid, &start, NULL, &reserved);
@@ -411,18 +414,17 @@ static void print_job_at (const struct query *q, uint64_t jobid,
         && (!(R = bare = rp_rset_copy (R))
             || rp_rset_set_scheduling (bare, NULL) < 0))
         cmd_die (SUB, "out of memory");
-    if (!(s = rp_rset_encode (R, 0)))
+    if ((len = rp_rset_encode_buf (R, 0, &q->rtext, &q->rtextsize)) < 0)
         cmd_die (SUB, "out of memory");
     put_jobid (jobid);
     if (at)
         printf ("at=%.0f %s\n", start, reserved ? "reserved" : "allocated");
-    fputs (s, stdout);
-    putchar ('\n');
-    free (s);
+    q->rtext[len] = '\n'; /* the NUL: the line is written whole */
+    fwrite (q->rtext, 1, (size_t)len + 1, stdout);
     rp_rset_destroy (bare);
 }
 
-static void print_job (const struct query *q, uint64_t jobid,
+static void print_job (struct query *q, uint64_t jobid,
                        const struct rp_rset *R)
 {
     print_job_at (q, jobid, R, false);
@@ -1837,6 +1839,7 @@ int cmd_query (int argc, char **argv)
     cache_destroy (q);
     rp_context_destroy (q->user_ctx);
     free (q->user_key);
+    free (q->rtext);
     rp_instance_destroy (q->inst);
     rp_config_destroy (cfg);
     status = q->plugin_failed ? EXIT_PLUGIN : q->failed ? EXIT_INPUT : 0;

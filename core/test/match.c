@@ -872,33 +872,103 @@ static void test_jobs_and_times (void)
 
 /* What an allocation of one slot on one node allocates once the matcher's
  * scratch has grown: the job's record (its holds in the same block) and
- * the R returned (the set with its one target, host name and ranks, the
- * children record and their two idsets, one range each). */
-#define ALLOCATE_ALLOCS 5
+ * the R returned (the set with its one target, host name and ranks, and
+ * the children record with its two idsets, one range each). */
+#define ALLOCATE_ALLOCS 3
 
-static void test_allocations (void)
+/* Whether m's third allocate of js (two made first, so that the
+ * matcher's scratch has grown) allocates at most ALLOCATE_ALLOCS times. */
+static bool third_allocate_within (struct rp_matcher *m,
+                                   const struct rp_jobspec *js)
 {
-    struct rp_matcher *m = matcher ("nodes=8,cores=4");
-    struct rp_jobspec *js = jobspec (L (SLOT ("1", CORE ("2"))), NULL, 60);
     struct rp_rset *R;
     rp_error_t e;
     size_t n0;
 
-    if (!allocs_counted ()) {
-        skip (1, "allocations are not counted here (sanitizer, valgrind)");
-        goto done;
-    }
     rp_matcher_set_scheduling (m, false); /* R without the scheduling key */
     rp_rset_destroy (rp_matcher_allocate (m, 1, js, 1000, &e));
     rp_rset_destroy (rp_matcher_allocate (m, 2, js, 1000, &e));
     n0 = allocs ();
     R = rp_matcher_allocate (m, 3, js, 1000, &e);
-    ok (R && allocs () - n0 <= ALLOCATE_ALLOCS,
-        "test_allocations: allocate of one slot: at most %d allocations",
-        ALLOCATE_ALLOCS);
+    n0 = allocs () - n0;
     rp_rset_destroy (R);
-done:
+    return R && n0 <= ALLOCATE_ALLOCS;
+}
+
+static void test_allocations (void)
+{
+    struct rp_matcher *m = matcher ("nodes=8,cores=4");
+    struct rp_jobspec *js = jobspec (L (SLOT ("1", CORE ("2"))), NULL, 60);
+
+    if (!allocs_counted ())
+        skip (1, "allocations are not counted here (sanitizer, valgrind)");
+    else
+        ok (third_allocate_within (m, js),
+            "test_allocations: allocate of one slot: at most %d allocations",
+            ALLOCATE_ALLOCS);
     rp_jobspec_destroy (js);
+    rp_matcher_destroy (m);
+}
+
+/* The requests built for a jobspec are kept for its next match: one that
+ * asks for ids decodes them once, not on every allocate. */
+static void test_kept_requests (void)
+{
+    struct rp_matcher *m = matcher ("nodes=8,cores=4");
+    struct rp_jobspec *js = jobspec (
+        L (SLOT ("1", "{type: core, count: 2, id: \"0-3\"}")), NULL, 60);
+
+    if (!allocs_counted ())
+        skip (1, "allocations are not counted here (sanitizer, valgrind)");
+    else
+        ok (third_allocate_within (m, js),
+            "test_kept_requests: a slot with ids: at most %d allocations "
+            "(the ids decoded once)",
+            ALLOCATE_ALLOCS);
+    rp_jobspec_destroy (js);
+    rp_matcher_destroy (m);
+}
+
+/* Kept requests serve their own jobspec only: jobspecs that alternate,
+ * and one loaded where a destroyed one was, are each matched as asked. */
+static void test_kept_requests_other_jobspec (void)
+{
+    static const char *want[] = { "0:c0-1", "0:c2", "1:c0-1", "0:c3",
+                                  "2:c0-2", "1:c2" };
+    struct rp_matcher *m = matcher ("nodes=8,cores=4");
+    struct rp_jobspec *two = jobspec (L (SLOT ("1", CORE ("2"))), NULL, 60);
+    struct rp_jobspec *one = jobspec (L (SLOT ("1", CORE ("1"))), NULL, 60);
+    struct rp_jobspec *js;
+    char got[6][64] = { { 0 } };
+    bool same = true;
+    rp_error_t e;
+
+    for (uint64_t id = 1; id <= 4; id++) {
+        struct rp_rset *R =
+            rp_matcher_allocate (m, id, id % 2 ? two : one, 1000, &e);
+        if (R)
+            summary (R, got[id - 1], sizeof (got[0]));
+        rp_rset_destroy (R);
+    }
+    rp_jobspec_destroy (two);
+    js = jobspec (L (SLOT ("1", CORE ("3"))), NULL, 60);
+    for (uint64_t id = 5; id <= 6; id++) {
+        struct rp_rset *R =
+            rp_matcher_allocate (m, id, id == 5 ? js : one, 1000, &e);
+        if (R)
+            summary (R, got[id - 1], sizeof (got[0]));
+        rp_rset_destroy (R);
+    }
+    for (size_t i = 0; i < 6; i++) {
+        if (strcmp (got[i], want[i]) != 0) {
+            diag ("job %zu: got '%s', want '%s'", i + 1, got[i], want[i]);
+            same = false;
+        }
+    }
+    ok (same, "test_kept_requests_other_jobspec: each jobspec matched as "
+              "asked (2, 1, 2, 1, then a new one of 3 cores, 1)");
+    rp_jobspec_destroy (js);
+    rp_jobspec_destroy (one);
     rp_matcher_destroy (m);
 }
 
@@ -2202,6 +2272,8 @@ int main (void)
     test_api ();
     test_jobs_and_times ();
     test_allocations ();
+    test_kept_requests ();
+    test_kept_requests_other_jobspec ();
     test_check ();
     test_scheduling ();
     test_scheduling_text ();

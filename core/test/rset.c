@@ -304,6 +304,65 @@ static void test_pretty (void)
     rp_rset_destroy (r);
 }
 
+/* rp_rset_encode_buf writes what rp_rset_encode writes, into the caller's
+ * buffer: grown when short, reused (nothing allocated) when long enough,
+ * plain R and R with other keys (through rp_rset_encode) alike. */
+static void test_encode_buf (void)
+{
+    struct rp_rset *big = dec ("{'version':1,'execution':{'R_lite':[{'rank':"
+                               "'0-3','children':{'core':'0-7'}}],"
+                               "'nodelist':['node[0-3]'],'starttime':5}}");
+    struct rp_rset *one = dec ("{'version':1,'execution':{'R_lite':[{'rank':"
+                               "'0','children':{'core':'0'}}],"
+                               "'nodelist':['a']},'x':1}");
+    struct rp_rset *rs[] = { one, big, one };
+    char *buf = NULL;
+    size_t size = 0, n0;
+    bool same = true;
+
+    for (size_t i = 0; i < 3; i++) {
+        char *s = rp_rset_encode (rs[i], i == 2 ? RP_RSET_PRETTY : 0);
+        ssize_t len =
+            rp_rset_encode_buf (rs[i], i == 2 ? RP_RSET_PRETTY : 0, &buf, &size);
+        if (!s || len != (ssize_t)strlen (s) || strcmp (buf, s) != 0) {
+            diag ("R %zu: got '%s', want '%s'", i, buf ? buf : "(null)", s);
+            same = false;
+        }
+        free (s);
+    }
+    ok (same && size > 0,
+        "encode_buf: the text of rp_rset_encode, compact or pretty, "
+        "the buffer grown");
+    if (!allocs_counted ())
+        skip (1, "allocations are not counted here (sanitizer, valgrind)");
+    else {
+        struct rp_rset *node = dec ("{'version':1,'execution':{'R_lite':"
+                                    "[{'rank':'0','children':{'core':'0-3'}}],"
+                                    "'nodelist':['a']}}");
+        n0 = allocs ();
+        ok (rp_rset_encode_buf (node, 0, &buf, &size) > 0 && allocs () == n0,
+            "encode_buf: R of one host into a buffer long enough: nothing "
+            "allocated");
+        rp_rset_destroy (node);
+    }
+    errno = 0;
+    ok (rp_rset_encode_buf (big, 4, &buf, &size) < 0 && errno == EINVAL,
+        "encode_buf with an unknown flag fails with EINVAL");
+    errno = 0;
+    ok (rp_rset_encode_buf (NULL, 0, &buf, &size) < 0 && errno == EINVAL,
+        "encode_buf (NULL) fails with EINVAL");
+    free (buf);
+    buf = NULL;
+    errno = 0;
+    ok (rp_rset_encode_buf (big, 0, &buf, &size) < 0 && errno == EINVAL,
+        "encode_buf: no buffer but a size fails with EINVAL");
+    errno = 0;
+    ok (rp_rset_encode_buf (big, 0, NULL, &size) < 0 && errno == EINVAL,
+        "encode_buf: no place for the buffer fails with EINVAL");
+    rp_rset_destroy (one);
+    rp_rset_destroy (big);
+}
+
 /* The compact encoding writes R_lite itself and the rest through jansson:
  * it must stay byte for byte the jansson dump of rp_rset_to_json(), also
  * with keys that need escaping (a"b), keys that sort around the known ones
@@ -1947,6 +2006,7 @@ int main (void)
     test_canonical ();
     test_normalized ();
     test_pretty ();
+    test_encode_buf ();
     test_compact_is_jansson_dump ();
     test_compact_times ();
     test_one_host_nodelist ();
