@@ -42,6 +42,7 @@
 #define BLOCK_MIN 64 /* parents with more children get block summaries */
 #define MAX_LEVELS 10
 #define POS_CACHE 8 /* child positions cached per state */
+#define FIT_MEMOS 2 /* searches kept per state (graph_state.c) */
 #define WORD_MAX 64 /* type, basename, subsystem and edge type names */
 #define UNIT_MAX 16
 #define NONE RP_VERTEX_NONE
@@ -128,7 +129,8 @@ struct rp_gstate {
      * through the same node each time */
     uint32_t pos_v[POS_CACHE]; /* child + 1, 0: empty */
     uint32_t pos[POS_CACHE];
-    struct fit_memo memo;
+    struct fit_memo memo[FIT_MEMOS];
+    uint32_t memo_last; /* the entry of memo last kept or found */
     struct kids_memo kids;
     struct gindex **ix; /* classes of the children of some parents,
                          * ascending parents */

@@ -2099,7 +2099,7 @@ static void test_fit_again (void)
                                                 : RP_VERTEX_UP,
                                       &e);
         }
-        again += memo_hit (s, rack, need, order == RP_WALK_HIGH);
+        again += memo_find (s, rack, need, order == RP_WALK_HIGH) != NULL;
         rp_vertex_t got = gstate_child_fit (s, rack, NONE, need, order);
         size_t k = brute_fit (s, rack, need, order, want);
         if (got != (k ? want[0] : NONE)) {
@@ -2169,6 +2169,55 @@ static void test_fit_again (void)
             && gstate_child_fit (s, root, NONE, core2, RP_WALK_HIGH)
                    == rp_graph_rank_vertex (g, 2),
         "node2 put back whole: node2");
+    rp_graph_destroy (g);
+}
+
+/* Two searches kept at once (s->memo): a command searches the cluster's
+ * nodes, then a node's cores; the next command's search of the nodes
+ * begins where the last one found.  A third parent's search replaces the
+ * entry not used last. */
+static void test_fit_two (void)
+{
+    rp_error_t e;
+    struct rp_graph *g = rp_graph_generate ("nodes=300,racks=1,cores=2", &e);
+    struct rp_gstate *s = graph_live (g);
+    rp_vertex_t rack = rp_graph_child_first (g, rp_graph_root (g));
+    rp_vertex_t n100 = rp_graph_rank_vertex (g, 100);
+    rp_vertex_t n101 = rp_graph_rank_vertex (g, 101);
+    rp_vertex_t sock = rp_graph_child_first (g, n100);
+    rp_vertex_t sock2 = rp_graph_child_first (g, n101);
+    uint64_t node1[8] = { 0 }, core1[8] = { 0 };
+    node1[rp_graph_type_index (g, "node")] = 1;
+    core1[rp_graph_type_index (g, "core")] = 1;
+    for (unsigned r = 0; r < 100; r++)
+        (void)gstate_take_whole (s, rp_graph_rank_vertex (g, r));
+    ok (gstate_child_fit (s, rack, NONE, node1, RP_WALK_LOW) == n100
+            && gstate_child_fit (s, sock, NONE, core1, RP_WALK_LOW)
+                   == rp_graph_child_first (g, sock)
+            && memo_find (s, rack, node1, false) != NULL
+            && memo_find (s, sock, core1, false) != NULL,
+        "a search of the nodes, then of a node's cores: both kept");
+    fit_probes = 0;
+    ok (gstate_child_fit (s, rack, NONE, node1, RP_WALK_LOW) == n100
+            && fit_probes <= 2,
+        "the nodes searched again: from node100 (%zu entries looked at)",
+        fit_probes);
+    ok (gstate_child_fit (s, sock2, NONE, core1, RP_WALK_LOW)
+                == rp_graph_child_first (g, sock2)
+            && memo_find (s, rack, node1, false) != NULL
+            && memo_find (s, sock2, core1, false) != NULL
+            && memo_find (s, sock, core1, false) == NULL,
+        "a third parent's search replaces the one not used last");
+    (void)gstate_take_whole (s, sock2);
+    ok (memo_find (s, sock2, core1, false) == NULL
+            && memo_find (s, rack, node1, false) != NULL
+            && gstate_child_fit (s, rack, NONE, node1, RP_WALK_LOW) == n100,
+        "a parent taken whole: its search dropped, the other kept");
+    (void)gstate_take_whole (s, n100);
+    (void)gstate_put_whole (s, rp_graph_rank_vertex (g, 5));
+    ok (gstate_child_fit (s, rack, NONE, node1, RP_WALK_LOW)
+            == rp_graph_rank_vertex (g, 5),
+        "node5 put back: found before node101");
     rp_graph_destroy (g);
 }
 
@@ -2884,6 +2933,7 @@ int main (void)
     test_leaf_idle ();
     test_leaf_kids ();
     test_fit_again ();
+    test_fit_two ();
     test_block_maxima ();
     test_fit_skips ();
     test_walk_actions ();
