@@ -965,6 +965,23 @@ static bool inner_fill (struct rp_gstate *s, rp_vertex_t d, bool whole)
 
 #define LIST_INNER 16 /* interior vertices of a list kept for a second look */
 
+/* Whether a vertex of a list below its root may be filed in an index:
+ * its parent is one of the list's interior vertices (inner[], all of
+ * them unless more than LIST_INNER), so when none has an index, the 68
+ * vertices below an exclusive node are not told one by one (pack, an
+ * exclusive node: 40,000 -> 37,884 instructions per command, the memos
+ * looked at for the interior vertices only). */
+static bool list_indexed (const struct rp_gstate *s, const rp_vertex_t *inner,
+                          size_t ni, size_t nin)
+{
+    if (nin > LIST_INNER)
+        return true;
+    for (size_t i = 0; i < ni; i++)
+        if (gstate_index_of (s, inner[i]))
+            return true;
+    return false;
+}
+
 /* subtree_fill of the n vertices listed: the counters set from locals in
  * one pass, the interior vertices (a node's few) kept for their
  * aggregates and summaries, not found again by a second pass over the
@@ -985,12 +1002,14 @@ static void list_fill (struct rp_gstate *s, const rp_vertex_t *list, size_t n,
         if (iidx[d] != NONE && nin++ < LIST_INNER)
             inner[ni++] = d;
     }
-    for (size_t k = 0; k < FIT_MEMOS; k++)
-        for (size_t i = 0; s->memo[k].p != NONE && i < n; i++)
-            if (list[i] == s->memo[k].p) /* its children change */
-                s->memo[k].p = NONE;
-    for (size_t i = 0; s->nix && i < n; i++)
-        gindex_touch (s, list[i]);
+    /* a kept search of an interior vertex's children: they change */
+    for (size_t i = 0; i < (nin > LIST_INNER ? n : ni); i++)
+        memo_drop (s, nin > LIST_INNER ? list[i] : inner[i]);
+    if (s->nix && n > 0)
+        gindex_touch (s, list[0]);
+    if (s->nix && list_indexed (s, inner, ni, nin))
+        for (size_t i = 1; i < n; i++)
+            gindex_touch (s, list[i]);
     bool blocks = false;
     for (size_t i = 0; i < (nin > LIST_INNER ? n : ni); i++) {
         rp_vertex_t d = nin > LIST_INNER ? list[i] : inner[i];
