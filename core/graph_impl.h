@@ -104,6 +104,8 @@ struct target {
 struct fit_memo {
     rp_vertex_t p; /* NONE: none kept */
     bool high, noneed;
+    bool needs;        /* some need[t] > 0: a child with nothing free
+                        * does not fit */
     uint32_t idx;      /* the child found, in search order; nkids: none */
     uint64_t need[64]; /* by type (at most 64 types kept) */
 };

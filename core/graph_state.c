@@ -77,7 +77,15 @@
  * are all leaves, in ascending ids and of one size (gstate_leaf_kids,
  * what tells the matcher a node's cores are in its policy's order) is
  * of the graph alone: the last answer is kept (s->kids), and a node
- * filled by 16 jobs is read once, not 16 times.
+ * filled by 16 jobs is read once, not 16 times.  A find looks at the
+ * first child it would search before anything else (fit_at): when that
+ * child fits, the entries above it do too, and the cores of a slot are
+ * found one look each, not a look at the entry above and a scan set up;
+ * and leaves taken whole move a kept search with a need past them
+ * (memo_taken), so the next slot's search of the node begins at its
+ * first free core.  With the place of each taken leaf read from the last
+ * one's (a slot's cores are neighbours): "first", a slot of 4 cores on
+ * 1,024 nodes, 18,201 -> 17,706 instructions per command.
  *
  * Decisions.  The state counts the vertices that are not up, so the
  * ancestor check costs nothing while all are up and O(depth) otherwise.
@@ -191,8 +199,11 @@ static void memo_keep (struct rp_gstate *s, struct fit_memo *m, rp_vertex_t p,
     m->p = NONE;
     if (T > 64)
         return;
-    for (size_t t = 0; need && t < T; t++)
+    m->needs = false;
+    for (size_t t = 0; need && t < T; t++) {
         m->need[t] = need[t];
+        m->needs |= need[t] > 0;
+    }
     m->noneed = !need;
     m->high = high;
     m->idx = (uint32_t)idx;
@@ -221,6 +232,27 @@ static void memo_drop (struct rp_gstate *s, rp_vertex_t d)
     for (size_t i = 0; i < FIT_MEMOS; i++)
         if (s->memo[i].p == d)
             s->memo[i].p = NONE;
+}
+
+/* Leaves of p were taken whole (at most n of them): a kept search of
+ * p with a need whose child found is among them begins after them next
+ * time (a taken leaf has nothing free, so it fits no need).  first: a
+ * slot's 4 cores found again from the next core, not the taken ones. */
+static void memo_taken (struct rp_gstate *s, rp_vertex_t p, size_t n)
+{
+    const struct rp_graph *g = s->g;
+    size_t k = nkids (g, p);
+    const rp_vertex_t *kids = &g->child[g->child_off[p]];
+
+    for (size_t i = 0; i < FIT_MEMOS; i++) {
+        struct fit_memo *m = &s->memo[i];
+        for (size_t a = 0; m->p == p && m->needs && a < n && m->idx < k; a++) {
+            rp_vertex_t c = kids[m->high ? k - 1 - m->idx : m->idx];
+            if (g->iidx[c] != NONE || st_free (s, c) > 0)
+                break;
+            m->idx++;
+        }
+    }
 }
 
 /* Member i of level l - 1 of parent p's summaries, type t: the child's
@@ -670,15 +702,23 @@ static size_t leaf_run_changed (struct rp_gstate *s, const rp_vertex_t *v,
 {
     const struct rp_graph *g = s->g;
     rp_vertex_t p = parent_of (g, v[i]);
+    const rp_vertex_t *kids = &g->child[g->child_off[p]];
     size_t T = ntypes (g), nl[MAX_LEVELS], j, entry = SIZE_MAX, et = 0;
+    size_t pos = SIZE_MAX - 1;
     uint64_t off[MAX_LEVELS], before = 0;
     int L = levels (g, p, nl, off);
-    int64_t d[64] = { 0 };
+    int64_t d[64];
 
+    memset (d, 0, T * sizeof (*d));
     for (j = i; j < n && parent_of (g, v[j]) == p; j++) {
         size_t t = g->v[v[j]].type;
         uint64_t size = g->v[v[j]].size;
-        size_t e = L > 0 ? child_pos_cached (s, v[j]) / BLOCK : 0;
+        /* a slot's cores are often the next children: no search */
+        if (L > 0)
+            pos = pos + 1 < nl[0] && kids[pos + 1] == v[j]
+                      ? pos + 1
+                      : child_pos_cached (s, v[j]);
+        size_t e = L > 0 ? pos / BLOCK : 0;
         if (s->nix)
             gindex_touch (s, v[j]);
         s->agg[(size_t)g->iidx[p] * T + t] -= size;
@@ -694,6 +734,7 @@ static size_t leaf_run_changed (struct rp_gstate *s, const rp_vertex_t *v,
     }
     if (L > 0)
         blk_leaf_changed (s, p, nl, off, L, v[j - 1], et, before);
+    memo_taken (s, p, j - i);
     if (s->nix)
         gindex_touch (s, p);
     if (st_up (s, p))
@@ -1400,6 +1441,11 @@ static bool fit_init (struct gfit *x, struct rp_gstate *s, rp_vertex_t parent,
  * x->pos (SIZE_MAX: none, and none after it). */
 static rp_vertex_t fit_at (struct gfit *x, size_t start)
 {
+    size_t c = x->high ? start - 1 : start; /* the first child searched */
+    if (c < x->n[0] && fits (x, 0, c)) { /* the entries above it fit too */
+        x->pos = c;
+        return x->kids[c];
+    }
     x->pos = fit_from (x, x->L, start);
     return x->pos == SIZE_MAX ? NONE : x->kids[x->pos];
 }
@@ -1418,12 +1464,12 @@ static rp_vertex_t fit_first (struct gfit *x, rp_vertex_t parent,
             return NONE;
         }
         /* from the child found last time, included */
-        r = fit_from (x, x->L, x->high ? k - m->idx : m->idx);
+        (void)fit_at (x, x->high ? k - m->idx : m->idx);
     } else
-        r = fit_from (x, x->L, x->high ? k : 0);
+        (void)fit_at (x, x->high ? k : 0);
+    r = x->pos;
     memo_keep (s, m, parent, need, x->high,
                r == SIZE_MAX ? k : x->high ? k - 1 - r : r);
-    x->pos = r;
     return r == SIZE_MAX ? NONE : x->kids[r];
 }
 

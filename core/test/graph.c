@@ -2226,6 +2226,51 @@ static void test_fit_two (void)
     rp_graph_destroy (g);
 }
 
+/* A find whose first child searched fits looks at that child alone,
+ * and a kept search whose child found was taken (a slot's cores) begins
+ * after the taken ones: one look each, either order. */
+static void test_fit_next_one (void)
+{
+    rp_error_t e;
+    struct rp_graph *g = rp_graph_generate ("nodes=1,cores=100", &e);
+    struct rp_gstate *s = graph_live (g);
+    rp_vertex_t sock = rp_graph_child_first (g, rp_graph_rank_vertex (g, 0));
+    rp_vertex_t c[100], got[4];
+    uint64_t core1[8] = { 0 };
+    struct gfit x;
+    core1[rp_graph_type_index (g, "core")] = 1;
+    c[0] = rp_graph_child_first (g, sock);
+    for (int i = 1; i < 100; i++)
+        c[i] = rp_graph_child_next (g, c[i - 1]);
+    for (int high = 0; high < 2; high++) {
+        int order = high ? RP_WALK_HIGH : RP_WALK_LOW;
+        int at = high ? 99 : 0, step = high ? -1 : 1;
+        got[0] = gstate_fit_first (&x, s, sock, core1, order);
+        fit_probes = 0;
+        for (int i = 1; i < 4; i++)
+            got[i] = gstate_fit_next (&x);
+        ok (got[0] == c[at] && got[3] == c[at + 3 * step] && fit_probes == 3,
+            "%s: the next 3 cores, one look each (%zu)",
+            high ? "high" : "low", fit_probes);
+        ok (gstate_take_leaves (s, got, 4) == 0, "%s: the 4 taken",
+            high ? "high" : "low");
+        fit_probes = 0;
+        rp_vertex_t again = gstate_child_fit (s, sock, NONE, core1, order);
+        ok (again == c[at + 4 * step] && fit_probes == 1,
+            "%s: searched again, from the core after them: one look (%zu)",
+            high ? "high" : "low", fit_probes);
+        ok (gstate_child_fit (s, sock, NONE, NULL, order) == c[at],
+            "%s: no need: a taken core is up, so it is found",
+            high ? "high" : "low");
+        for (int i = 0; i < 4; i++)
+            (void)gstate_put (s, got[i], 1, true);
+        ok (gstate_child_fit (s, sock, NONE, core1, order) == c[at]
+                && gstate_check (s, &e) == 0,
+            "%s: put back: the first core again", high ? "high" : "low");
+    }
+    rp_graph_destroy (g);
+}
+
 /* Block maxima through every kind of change, with two summary levels
  * (600 children: 38 blocks, 3 blocks of blocks), each step against the
  * brute force: the maxima fall only when a whole block (16 or 256 nodes)
@@ -2939,6 +2984,7 @@ int main (void)
     test_leaf_kids ();
     test_fit_again ();
     test_fit_two ();
+    test_fit_next_one ();
     test_block_maxima ();
     test_fit_skips ();
     test_walk_actions ();
