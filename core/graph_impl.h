@@ -42,6 +42,7 @@
 #define BLOCK_MIN 64 /* parents with more children get block summaries */
 #define MAX_LEVELS 10
 #define POS_CACHE 8 /* child positions cached per state */
+#define FIT_MEMOS 2 /* searches kept per state (graph_state.c) */
 #define WORD_MAX 64 /* type, basename, subsystem and edge type names */
 #define UNIT_MAX 16
 #define NONE RP_VERTEX_NONE
@@ -103,6 +104,8 @@ struct target {
 struct fit_memo {
     rp_vertex_t p; /* NONE: none kept */
     bool high, noneed;
+    bool needs;        /* some need[t] > 0: a child with nothing free
+                        * does not fit */
     uint32_t idx;      /* the child found, in search order; nkids: none */
     uint64_t need[64]; /* by type (at most 64 types kept) */
 };
@@ -128,7 +131,8 @@ struct rp_gstate {
      * through the same node each time */
     uint32_t pos_v[POS_CACHE]; /* child + 1, 0: empty */
     uint32_t pos[POS_CACHE];
-    struct fit_memo memo;
+    struct fit_memo memo[FIT_MEMOS];
+    uint32_t memo_last; /* the entry of memo last kept or found */
     struct kids_memo kids;
     struct gindex **ix; /* classes of the children of some parents,
                          * ascending parents */

@@ -1062,6 +1062,7 @@ static void test_random_states (const char *spec, bool whole)
     size_t n = rp_graph_nvertices (g), nholds = 0, bad = 0, refused = 0;
     struct hold *holds = calloc (4000, sizeof (*holds));
     rp_vertex_t *lists = calloc (8 * (n + 1), sizeof (*lists));
+    rp_vertex_t *sub = calloc (n, sizeof (*sub));
     char why[300] = "";
     /* every parent with more than 64 children indexed by class */
     for (rp_vertex_t v = 0; v < rp_graph_nvertices (g); v++)
@@ -1073,7 +1074,10 @@ static void test_random_states (const char *spec, bool whole)
         rp_vertex_t v = (rp_vertex_t)(rand () % (int)n);
         if (op < 5 && whole && rand () % 3 == 0) {
             bool expect = model_whole_ok (s, v);
-            int rc = gstate_take_whole (s, v);
+            /* every other one listed as the matcher lists it */
+            int rc = step % 2 ? gstate_take_whole (s, v)
+                     : gstate_take_whole_into (s, v, sub, n) > 0 ? 0
+                                                                 : -1;
             if ((rc == 0) != expect) {
                 snprintf (why, sizeof (why), "take whole %u: rc %d", v, rc);
                 bad++;
@@ -1166,6 +1170,7 @@ static void test_random_states (const char *spec, bool whole)
     ok (rp_graph_subtree_idle (g, 0) && gstate_check (s, &e) == 0,
         "all released and up: idle again");
     free (holds);
+    free (sub);
     free (lists);
     rp_graph_destroy (g);
 }
@@ -2099,7 +2104,7 @@ static void test_fit_again (void)
                                                 : RP_VERTEX_UP,
                                       &e);
         }
-        again += memo_hit (s, rack, need, order == RP_WALK_HIGH);
+        again += memo_find (s, rack, need, order == RP_WALK_HIGH) != NULL;
         rp_vertex_t got = gstate_child_fit (s, rack, NONE, need, order);
         size_t k = brute_fit (s, rack, need, order, want);
         if (got != (k ? want[0] : NONE)) {
@@ -2169,6 +2174,100 @@ static void test_fit_again (void)
             && gstate_child_fit (s, root, NONE, core2, RP_WALK_HIGH)
                    == rp_graph_rank_vertex (g, 2),
         "node2 put back whole: node2");
+    rp_graph_destroy (g);
+}
+
+/* Two searches kept at once (s->memo): a command searches the cluster's
+ * nodes, then a node's cores; the next command's search of the nodes
+ * begins where the last one found.  A third parent's search replaces the
+ * entry not used last. */
+static void test_fit_two (void)
+{
+    rp_error_t e;
+    struct rp_graph *g = rp_graph_generate ("nodes=300,racks=1,cores=2", &e);
+    struct rp_gstate *s = graph_live (g);
+    rp_vertex_t rack = rp_graph_child_first (g, rp_graph_root (g));
+    rp_vertex_t n100 = rp_graph_rank_vertex (g, 100);
+    rp_vertex_t n101 = rp_graph_rank_vertex (g, 101);
+    rp_vertex_t sock = rp_graph_child_first (g, n100);
+    rp_vertex_t sock2 = rp_graph_child_first (g, n101);
+    uint64_t node1[8] = { 0 }, core1[8] = { 0 };
+    node1[rp_graph_type_index (g, "node")] = 1;
+    core1[rp_graph_type_index (g, "core")] = 1;
+    for (unsigned r = 0; r < 100; r++)
+        (void)gstate_take_whole (s, rp_graph_rank_vertex (g, r));
+    ok (gstate_child_fit (s, rack, NONE, node1, RP_WALK_LOW) == n100
+            && gstate_child_fit (s, sock, NONE, core1, RP_WALK_LOW)
+                   == rp_graph_child_first (g, sock)
+            && memo_find (s, rack, node1, false) != NULL
+            && memo_find (s, sock, core1, false) != NULL,
+        "a search of the nodes, then of a node's cores: both kept");
+    fit_probes = 0;
+    ok (gstate_child_fit (s, rack, NONE, node1, RP_WALK_LOW) == n100
+            && fit_probes <= 2,
+        "the nodes searched again: from node100 (%zu entries looked at)",
+        fit_probes);
+    ok (gstate_child_fit (s, sock2, NONE, core1, RP_WALK_LOW)
+                == rp_graph_child_first (g, sock2)
+            && memo_find (s, rack, node1, false) != NULL
+            && memo_find (s, sock2, core1, false) != NULL
+            && memo_find (s, sock, core1, false) == NULL,
+        "a third parent's search replaces the one not used last");
+    (void)gstate_take_whole (s, sock2);
+    ok (memo_find (s, sock2, core1, false) == NULL
+            && memo_find (s, rack, node1, false) != NULL
+            && gstate_child_fit (s, rack, NONE, node1, RP_WALK_LOW) == n100,
+        "a parent taken whole: its search dropped, the other kept");
+    (void)gstate_take_whole (s, n100);
+    (void)gstate_put_whole (s, rp_graph_rank_vertex (g, 5));
+    ok (gstate_child_fit (s, rack, NONE, node1, RP_WALK_LOW)
+            == rp_graph_rank_vertex (g, 5),
+        "node5 put back: found before node101");
+    rp_graph_destroy (g);
+}
+
+/* A find whose first child searched fits looks at that child alone,
+ * and a kept search whose child found was taken (a slot's cores) begins
+ * after the taken ones: one look each, either order. */
+static void test_fit_next_one (void)
+{
+    rp_error_t e;
+    struct rp_graph *g = rp_graph_generate ("nodes=1,cores=100", &e);
+    struct rp_gstate *s = graph_live (g);
+    rp_vertex_t sock = rp_graph_child_first (g, rp_graph_rank_vertex (g, 0));
+    rp_vertex_t c[100], got[4];
+    uint64_t core1[8] = { 0 };
+    struct gfit x;
+    core1[rp_graph_type_index (g, "core")] = 1;
+    c[0] = rp_graph_child_first (g, sock);
+    for (int i = 1; i < 100; i++)
+        c[i] = rp_graph_child_next (g, c[i - 1]);
+    for (int high = 0; high < 2; high++) {
+        int order = high ? RP_WALK_HIGH : RP_WALK_LOW;
+        int at = high ? 99 : 0, step = high ? -1 : 1;
+        got[0] = gstate_fit_first (&x, s, sock, core1, order);
+        fit_probes = 0;
+        for (int i = 1; i < 4; i++)
+            got[i] = gstate_fit_next (&x);
+        ok (got[0] == c[at] && got[3] == c[at + 3 * step] && fit_probes == 3,
+            "%s: the next 3 cores, one look each (%zu)",
+            high ? "high" : "low", fit_probes);
+        ok (gstate_take_leaves (s, got, 4) == 0, "%s: the 4 taken",
+            high ? "high" : "low");
+        fit_probes = 0;
+        rp_vertex_t again = gstate_child_fit (s, sock, NONE, core1, order);
+        ok (again == c[at + 4 * step] && fit_probes == 1,
+            "%s: searched again, from the core after them: one look (%zu)",
+            high ? "high" : "low", fit_probes);
+        ok (gstate_child_fit (s, sock, NONE, NULL, order) == c[at],
+            "%s: no need: a taken core is up, so it is found",
+            high ? "high" : "low");
+        for (int i = 0; i < 4; i++)
+            (void)gstate_put (s, got[i], 1, true);
+        ok (gstate_child_fit (s, sock, NONE, core1, order) == c[at]
+                && gstate_check (s, &e) == 0,
+            "%s: put back: the first core again", high ? "high" : "low");
+    }
     rp_graph_destroy (g);
 }
 
@@ -2884,6 +2983,8 @@ int main (void)
     test_leaf_idle ();
     test_leaf_kids ();
     test_fit_again ();
+    test_fit_two ();
+    test_fit_next_one ();
     test_block_maxima ();
     test_fit_skips ();
     test_walk_actions ();
