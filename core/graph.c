@@ -737,7 +737,7 @@ const char *rp_graph_vertex_type (const struct rp_graph *g, rp_vertex_t v)
 
 int rp_graph_vertex_type_index (const struct rp_graph *g, rp_vertex_t v)
 {
-    return valid (g, v) ? g->v[v].type : -1;
+    return graph_type_index (g, v);
 }
 
 const char *rp_graph_vertex_basename (const struct rp_graph *g, rp_vertex_t v)
@@ -776,13 +776,7 @@ const char *rp_graph_vertex_unit (const struct rp_graph *g, rp_vertex_t v)
 
 rp_vertex_t rp_graph_target (const struct rp_graph *g, rp_vertex_t v)
 {
-    if (!valid (g, v))
-        return NONE;
-    for (; v != NONE; v = g->v[v].parent) {
-        if (g->v[v].flags & F_TARGET)
-            return v;
-    }
-    return NONE;
+    return graph_target (g, v);
 }
 
 int graph_sizes (const struct rp_graph *g, const rp_vertex_t *v, size_t n,
@@ -859,9 +853,7 @@ rp_vertex_t rp_graph_rank_vertex (const struct rp_graph *g, int64_t rank)
 enum rp_vertex_state rp_graph_vertex_state (const struct rp_graph *g,
                                             rp_vertex_t v)
 {
-    if (!valid_fin (g, v))
-        return RP_VERTEX_UP;
-    return (enum rp_vertex_state)g->live->state[v];
+    return graph_state_of (g, v);
 }
 
 static bool prop_has (const json_t *o, const char *name)
@@ -1014,7 +1006,7 @@ bool rp_graph_subtree_idle (const struct rp_graph *g, rp_vertex_t v)
 
 rp_vertex_t rp_graph_parent (const struct rp_graph *g, rp_vertex_t v)
 {
-    return valid (g, v) ? g->v[v].parent : NONE;
+    return graph_parent (g, v);
 }
 
 rp_vertex_t rp_graph_child_first (const struct rp_graph *g, rp_vertex_t v)

@@ -186,6 +186,38 @@ static inline rp_vertex_t parent_of (const struct rp_graph *g, rp_vertex_t v)
     return g->v[v].parent;
 }
 
+/* The accessors of respol/graph.h that the matcher calls per unit and per
+ * hold, inlined for the library's own files (a call through the library's
+ * exported entry cost 10 to 23 instructions; the same answers, v out of
+ * range included). */
+static inline rp_vertex_t graph_parent (const struct rp_graph *g, rp_vertex_t v)
+{
+    return g && v < g->n ? g->v[v].parent : NONE;
+}
+
+static inline int graph_type_index (const struct rp_graph *g, rp_vertex_t v)
+{
+    return g && v < g->n ? (int)g->v[v].type : -1;
+}
+
+static inline rp_vertex_t graph_target (const struct rp_graph *g, rp_vertex_t v)
+{
+    if (!g || v >= g->n)
+        return NONE;
+    for (; v != NONE; v = g->v[v].parent)
+        if (g->v[v].flags & F_TARGET)
+            return v;
+    return NONE;
+}
+
+static inline enum rp_vertex_state graph_state_of (const struct rp_graph *g,
+                                                   rp_vertex_t v)
+{
+    if (!g || !g->finalized || v >= g->n)
+        return RP_VERTEX_UP;
+    return (enum rp_vertex_state)g->live->state[v];
+}
+
 static inline uint32_t nkids (const struct rp_graph *g, rp_vertex_t v)
 {
     return g->child_off[v + 1] - g->child_off[v];

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/graph_impl.h" /* the accessors inlined */
 #include "core/match_private.h"
 
 int match_nomem (struct rp_match *x)
@@ -60,7 +61,7 @@ static int held_type (const struct rp_match *x, rp_vertex_t v, int kind)
 {
     if (!x->track || kind == HOLD_ANCESTOR || x->m->ntypes == 0)
         return -1;
-    return rp_graph_vertex_type_index (x->g, v);
+    return graph_type_index (x->g, v);
 }
 
 /* Rows for v and its ancestors: 0, or -1 out of memory. */
@@ -70,7 +71,7 @@ static int held_rows (const struct rp_match *x, rp_vertex_t v)
     size_t rowsize = m->ntypes * sizeof (*m->hrows);
 
     for (; v != RP_VERTEX_NONE && m->hepoch[v] != m->epoch;
-         v = rp_graph_parent (x->g, v)) {
+         v = graph_parent (x->g, v)) {
         if (m->nhrows == m->hrowcap
             && match_grow ((void **)&m->hrows, &m->hrowcap, rowsize) < 0)
             return -1;
@@ -84,7 +85,7 @@ static int held_rows (const struct rp_match *x, rp_vertex_t v)
 static void held_add (const struct rp_match *x, rp_vertex_t v, int t,
                       uint64_t amount, bool add)
 {
-    for (; v != RP_VERTEX_NONE; v = rp_graph_parent (x->g, v)) {
+    for (; v != RP_VERTEX_NONE; v = graph_parent (x->g, v)) {
         uint64_t *row = match_held_row (x, v);
         row[t] = add ? row[t] + amount : row[t] - amount; /* <= totals */
     }
@@ -179,9 +180,9 @@ int match_take (struct rp_match *x, rp_vertex_t v, uint64_t amount,
 /* Hold v's ancestors shared, up to one this match already holds. */
 int match_hold_ancestors (struct rp_match *x, rp_vertex_t v, size_t unit)
 {
-    rp_vertex_t a = rp_graph_parent (x->g, v);
+    rp_vertex_t a = graph_parent (x->g, v);
 
-    for (; a != RP_VERTEX_NONE && !held (x, a); a = rp_graph_parent (x->g, a)) {
+    for (; a != RP_VERTEX_NONE && !held (x, a); a = graph_parent (x->g, a)) {
         int rc = match_take (x, a, 1, false, HOLD_ANCESTOR, unit);
         if (rc <= 0)
             return rc;
@@ -196,7 +197,7 @@ rp_vertex_t match_subtree_skip (const struct rp_graph *g, rp_vertex_t root,
 {
     rp_vertex_t n;
 
-    for (; v != root; v = rp_graph_parent (g, v))
+    for (; v != root; v = graph_parent (g, v))
         if ((n = rp_graph_child_next (g, v)) != RP_VERTEX_NONE)
             return n;
     return RP_VERTEX_NONE;

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/graph_impl.h" /* the accessors inlined */
 #include "core/match_private.h"
 #include "core/rset_private.h"
 
@@ -156,7 +157,7 @@ static inline void hold_item (const struct rp_matcher *m, struct ritem *it,
                               int64_t rank)
 {
     const struct rp_graph *g = m->g;
-    int t = rp_graph_vertex_type_index (g, h->v);
+    int t = graph_type_index (g, h->v);
 
     it->rank = rank;
     it->tv = tv;
@@ -180,7 +181,7 @@ static size_t whole_items (const struct rp_matcher *m, const struct hold *h,
     const int t[2] = { m->type_core, m->type_gpu };
     struct graph_idrun run[RITEM_BUF];
     size_t nrun = graph_id_runs (g, &h[1].v, sizeof (*h), n, t, run, RITEM_BUF);
-    rp_vertex_t tv = rp_graph_target (g, h[0].v);
+    rp_vertex_t tv = graph_target (g, h[0].v);
     int64_t rank = tv != RP_VERTEX_NONE ? rp_graph_vertex_rank (g, tv) : -1;
 
     if (nrun == SIZE_MAX)
@@ -225,7 +226,7 @@ static struct ritem *rank_items (const struct rp_matcher *m,
             i = e - 1;
             continue;
         }
-        rp_vertex_t tv = rp_graph_target (g, holds[i].v);
+        rp_vertex_t tv = graph_target (g, holds[i].v);
         /* a target's holds come together: its rank looked up once (the
          * holds above targets, between them, do not forget it) */
         if (tv == RP_VERTEX_NONE)
@@ -292,7 +293,7 @@ int match_job_hosts_check (const struct rp_matcher *m, const struct job *j,
     rp_vertex_t last = RP_VERTEX_NONE;
 
     for (size_t i = 0; i < j->nholds; i++) {
-        rp_vertex_t tv = rp_graph_target (m->g, j->holds[i].v);
+        rp_vertex_t tv = graph_target (m->g, j->holds[i].v);
         int64_t rank;
         if (tv == last || tv == RP_VERTEX_NONE
             || (tv < m->nvertices && (m->hostok[tv / 8] & (1u << (tv % 8)))))
@@ -354,7 +355,7 @@ static ssize_t target_count (const struct rp_matcher *m, const struct job *j)
     ssize_t c = 0;
 
     for (size_t i = 0; i < j->nholds; i++) {
-        rp_vertex_t tv = rp_graph_target (m->g, j->holds[i].v);
+        rp_vertex_t tv = graph_target (m->g, j->holds[i].v);
         int64_t rank;
         if (tv == last || tv == RP_VERTEX_NONE)
             continue;

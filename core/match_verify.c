@@ -23,14 +23,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/graph_impl.h" /* the accessors inlined */
 #include "core/match_private.h"
 
 /* --- verification before commit ------------------------------------------- */
 
 static bool below (const struct rp_graph *g, rp_vertex_t v, rp_vertex_t a)
 {
-    for (v = rp_graph_parent (g, v); v != RP_VERTEX_NONE;
-         v = rp_graph_parent (g, v))
+    for (v = graph_parent (g, v); v != RP_VERTEX_NONE;
+         v = graph_parent (g, v))
         if (v == a)
             return true;
     return false;
@@ -72,7 +73,7 @@ static int verify_whole (struct rp_match *x, size_t i, size_t *end)
     *end = i + n;
     if (k == n)
         return 0;
-    if (!x->sat && rp_graph_vertex_state (x->g, h[k].v) != RP_VERTEX_UP)
+    if (!x->sat && graph_state_of (x->g, h[k].v) != RP_VERTEX_UP)
         return refuse (x, "%s is not up", rp_graph_vertex_name (x->g, h[k].v));
     return refuse (x, "%s is not taken whole",
                    rp_graph_vertex_name (x->g, h[k].v));
@@ -99,7 +100,7 @@ static int verify_holds (struct rp_match *x, uint64_t *pool, size_t n)
                 || h->amount != rp_graph_vertex_size (x->g, h->v)))
             return refuse (x, "%s is not taken whole",
                            rp_graph_vertex_name (x->g, h->v));
-        if (!x->sat && rp_graph_vertex_state (x->g, h->v) != RP_VERTEX_UP)
+        if (!x->sat && graph_state_of (x->g, h->v) != RP_VERTEX_UP)
             return refuse (x, "%s is not up",
                            rp_graph_vertex_name (x->g, h->v));
         x->m->where[h->v] = (uint32_t)i + 1;
@@ -138,7 +139,7 @@ static rp_vertex_t slot_target (const struct rp_match *x, struct slot_target *c,
 {
     if (c->s != s) {
         c->s = s;
-        c->tv = rp_graph_target (x->g, x->units[s].v);
+        c->tv = graph_target (x->g, x->units[s].v);
     }
     return c->tv;
 }
@@ -164,13 +165,13 @@ static int verify_unit (struct rp_match *x, size_t i, const uint64_t *pool,
     }
     if (q->slot) {
         if (q->at_level ? u->v != pv
-                        : (rp_graph_target (x->g, u->v) == RP_VERTEX_NONE
+                        : (graph_target (x->g, u->v) == RP_VERTEX_NONE
                            || (u->v != pv && !below (x->g, u->v, pv))))
             return refuse (x, "slot at %s: misplaced",
                            unit_name (x, u, name, sizeof (name)));
         return 0;
     }
-    if (rp_graph_vertex_type_index (x->g, u->v) != q->t)
+    if (graph_type_index (x->g, u->v) != q->t)
         return refuse (x, "%s is not a %s",
                        unit_name (x, u, name, sizeof (name)), q->type);
     if (!below (x->g, u->v, pv) && !(u->parent == NO_UNIT && u->v == pv)) {
@@ -185,7 +186,7 @@ static int verify_unit (struct rp_match *x, size_t i, const uint64_t *pool,
                        unit_name (x, u, name, sizeof (name)),
                        q->exclusive ? "exclusively" : "shared");
     if ((s = slot_above (x, i)) != NO_UNIT
-        && rp_graph_target (x->g, u->v) != slot_target (x, st, s))
+        && graph_target (x->g, u->v) != slot_target (x, st, s))
         return refuse (x, "%s is outside its slot's target",
                        unit_name (x, u, name, sizeof (name)));
     return 0;

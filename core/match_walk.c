@@ -82,6 +82,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/graph_impl.h" /* the accessors inlined */
 #include "core/match_private.h"
 
 #include "respol/constraint.h"
@@ -292,7 +293,7 @@ static bool constraint_below (struct rp_match *x, rp_vertex_t c)
 {
     rp_vertex_t v;
 
-    if (!x->constraint || rp_graph_target (x->g, c) != RP_VERTEX_NONE)
+    if (!x->constraint || graph_target (x->g, c) != RP_VERTEX_NONE)
         return true;
     v = rp_graph_child_first (x->g, c);
     while (v != RP_VERTEX_NONE) {
@@ -515,7 +516,7 @@ static int agg_fit (struct rp_match *x, const struct req *q, rp_vertex_t c)
     if (!reorders (x, q) || (q->slot && (q->max != 1 || q->at_level))
         || !q->agg_ok || x->ops.prune)
         return -1;
-    in_target = rp_graph_target (x->g, c) != RP_VERTEX_NONE;
+    in_target = graph_target (x->g, c) != RP_VERTEX_NONE;
     if ((q->agg_slot && !in_target)
         || (x->constraint && !q->exclusive && !in_target))
         return -1;
@@ -595,7 +596,7 @@ static int walk (struct rp_match *x, struct req *q, rp_vertex_t v, size_t pu);
 
 static void count_pruned (struct rp_match *x, struct req *q, rp_vertex_t c)
 {
-    int t = rp_graph_vertex_type_index (x->g, c);
+    int t = graph_type_index (x->g, c);
 
     q->st.pruned++;
     if (t >= 0 && (size_t)t < x->m->ntypes)
@@ -605,7 +606,7 @@ static void count_pruned (struct rp_match *x, struct req *q, rp_vertex_t c)
 static int visit (struct rp_match *x, struct req *q, rp_vertex_t c, size_t pu)
 {
     bool cand = q->slot ? is_target (x->g, c)
-                        : rp_graph_vertex_type_index (x->g, c) == q->t;
+                        : graph_type_index (x->g, c) == q->t;
     int rc;
 
     if (!cand && x->constraint && is_target (x->g, c) && !constraint_ok (x, c))
@@ -715,7 +716,7 @@ static int walk (struct rp_match *x, struct req *q, rp_vertex_t v, size_t pu)
     leaves = leaf_run (x, q);
     for (rp_vertex_t c = gstate_fit_first (&f, x->s, v, q->walk, order);
          c != RP_VERTEX_NONE; c = gstate_fit_next (&f)) {
-        int rc = leaves && rp_graph_vertex_type_index (x->g, c) == q->t
+        int rc = leaves && graph_type_index (x->g, c) == q->t
                      ? leaf_candidate (x, q, c, pu)
                      : visit (x, q, c, pu);
         if (rc != W_GO)
@@ -769,7 +770,7 @@ static bool root_request (const struct rp_match *x, const struct req *q,
                           rp_vertex_t at)
 {
     return !q->parent && !q->slot && q->t >= 0
-           && rp_graph_vertex_type_index (x->g, at) == q->t;
+           && graph_type_index (x->g, at) == q->t;
 }
 
 /* --- the policy's order from the hints -------------------------------------
@@ -846,7 +847,7 @@ static bool leaves_in_order (const struct rp_match *x, const struct req *q,
 static bool leaves_by_free (const struct rp_match *x, rp_vertex_t at)
 {
     return (x->ops.hints & RP_MATCH_SCORE_LEAVES_BY_FREE)
-           && rp_graph_target (x->g, at) != RP_VERTEX_NONE;
+           && graph_target (x->g, at) != RP_VERTEX_NONE;
 }
 
 /* Whether every child of at the walk visits for q (not a slot) is a
@@ -871,7 +872,7 @@ static bool children_in_order (struct rp_match *x, const struct req *q,
         return true;
     for (rp_vertex_t c = gstate_fit_first (&f, x->s, at, q->walk, order);
          c != RP_VERTEX_NONE && (by_id || by_free); c = gstate_fit_next (&f)) {
-        if (rp_graph_vertex_type_index (x->g, c) != q->t)
+        if (graph_type_index (x->g, c) != q->t)
             return false;
         if (leaves_only && rp_graph_child_first (x->g, c) != RP_VERTEX_NONE)
             by_free = false;
@@ -1109,7 +1110,7 @@ static int units_place (struct rp_match *x, struct req *q, rp_vertex_t at,
 {
     struct mark mk = mark_get (x);
     bool here = q->at_level
-                || (q->slot && rp_graph_target (x->g, at) != RP_VERTEX_NONE)
+                || (q->slot && graph_target (x->g, at) != RP_VERTEX_NONE)
                 || root_request (x, q, at);
     bool taken;
     uint64_t n;
