@@ -202,6 +202,7 @@ struct req {
     bool agg_slot;  /* ... and a slot is below a unit */
     uint64_t min;
     uint64_t max;     /* UINT64_MAX: unbounded */
+    bool fixed;       /* min (== max) is the one count acceptable */
     const char *unit; /* pool request unit ("" none) */
     uint64_t rbytes;  /* pool conversion: request unit, pool unit bytes; */
     uint64_t pbytes;  /* both 0: 1:1 */
