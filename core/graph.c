@@ -755,7 +755,7 @@ const char *rp_graph_vertex_name (const struct rp_graph *g, rp_vertex_t v)
 
 int64_t rp_graph_vertex_id (const struct rp_graph *g, rp_vertex_t v)
 {
-    return valid (g, v) ? g->v[v].id : -1;
+    return graph_id (g, v);
 }
 
 const char *rp_graph_vertex_uuid (const struct rp_graph *g, rp_vertex_t v)
@@ -766,7 +766,7 @@ const char *rp_graph_vertex_uuid (const struct rp_graph *g, rp_vertex_t v)
 
 uint64_t rp_graph_vertex_size (const struct rp_graph *g, rp_vertex_t v)
 {
-    return valid (g, v) ? g->v[v].size : 0;
+    return graph_size (g, v);
 }
 
 const char *rp_graph_vertex_unit (const struct rp_graph *g, rp_vertex_t v)

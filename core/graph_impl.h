@@ -200,6 +200,16 @@ static inline int graph_type_index (const struct rp_graph *g, rp_vertex_t v)
     return g && v < g->n ? (int)g->v[v].type : -1;
 }
 
+static inline int64_t graph_id (const struct rp_graph *g, rp_vertex_t v)
+{
+    return g && v < g->n ? g->v[v].id : -1;
+}
+
+static inline uint64_t graph_size (const struct rp_graph *g, rp_vertex_t v)
+{
+    return g && v < g->n ? g->v[v].size : 0;
+}
+
 static inline rp_vertex_t graph_target (const struct rp_graph *g, rp_vertex_t v)
 {
     if (!g || v >= g->n)

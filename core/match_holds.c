@@ -270,8 +270,8 @@ int match_take_whole (struct rp_match *x, rp_vertex_t c, size_t unit)
 
     /* a leaf (a core of a slot) is one take: no bulk step to gain */
     if (rp_graph_child_first (x->g, c) == RP_VERTEX_NONE)
-        return take (x, c, rp_graph_vertex_size (x->g, c), true, HOLD_UNIT,
-                     unit, WHOLE_NONE);
+        return take (x, c, graph_size (x->g, c), true, HOLD_UNIT, unit,
+                     WHOLE_NONE);
     /* listed by the walk that checks and takes it */
     while ((n = gstate_take_whole_into (x->s, c, m->sub, m->subcap))
            > m->subcap) {
@@ -292,7 +292,7 @@ int match_take_whole (struct rp_match *x, rp_vertex_t c, size_t unit)
         return match_nomem (x);
     for (size_t i = 0; i < n; i++) {
         rp_vertex_t v = x->m->sub[i];
-        int rc = take (x, v, rp_graph_vertex_size (x->g, v), true,
+        int rc = take (x, v, graph_size (x->g, v), true,
                        i == 0 ? HOLD_UNIT : HOLD_FILL, unit, WHOLE_NONE);
         if (rc <= 0)
             return rc;
@@ -309,8 +309,7 @@ size_t match_whole_end (const struct hold *h, size_t i, size_t n)
 
 int match_take_logged (struct rp_match *x, rp_vertex_t c, size_t unit)
 {
-    return take (x, c, rp_graph_vertex_size (x->g, c), true, HOLD_UNIT, unit,
-                 WHOLE_PART);
+    return take (x, c, graph_size (x->g, c), true, HOLD_UNIT, unit, WHOLE_PART);
 }
 
 size_t match_unit_push (struct rp_match *x, struct req *q, rp_vertex_t v,

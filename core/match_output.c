@@ -165,7 +165,7 @@ static inline void hold_item (const struct rp_matcher *m, struct ritem *it,
                : t == m->type_core      ? 0
                : t == m->type_gpu       ? 1
                                         : 2;
-    it->id = it->hi = rp_graph_vertex_id (g, h->v);
+    it->id = it->hi = graph_id (g, h->v);
 }
 
 /* The items of a subtree held whole, its root h[0] and its n parts after
@@ -470,8 +470,7 @@ static char *scheduling (const struct rp_graph *g, const struct hold *holds,
             continue;
         }
         v[k] = h[i].v;
-        amount[k] =
-            h[i].exclusive ? h[i].amount : rp_graph_vertex_size (g, h[i].v);
+        amount[k] = h[i].exclusive ? h[i].amount : graph_size (g, h[i].v);
         excl[k++] = h[i].exclusive;
     }
     o = rp_graph_subgraph_encode (g, v, amount, excl, k);

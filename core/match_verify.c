@@ -30,8 +30,7 @@
 
 static bool below (const struct rp_graph *g, rp_vertex_t v, rp_vertex_t a)
 {
-    for (v = graph_parent (g, v); v != RP_VERTEX_NONE;
-         v = graph_parent (g, v))
+    for (v = graph_parent (g, v); v != RP_VERTEX_NONE; v = graph_parent (g, v))
         if (v == a)
             return true;
     return false;
@@ -96,8 +95,7 @@ static int verify_holds (struct rp_match *x, uint64_t *pool, size_t n)
         if (h->kind == HOLD_POOL && h->unit < n)
             pool[h->unit] += h->amount;
         if (h->kind == HOLD_FILL
-            && (!h->exclusive
-                || h->amount != rp_graph_vertex_size (x->g, h->v)))
+            && (!h->exclusive || h->amount != graph_size (x->g, h->v)))
             return refuse (x, "%s is not taken whole",
                            rp_graph_vertex_name (x->g, h->v));
         if (!x->sat && graph_state_of (x->g, h->v) != RP_VERTEX_UP)

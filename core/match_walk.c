@@ -314,7 +314,7 @@ static bool id_ok (const struct req *q, const struct rp_graph *g, rp_vertex_t v)
 
     if (!q->ids)
         return true;
-    id = rp_graph_vertex_id (g, v);
+    id = graph_id (g, v);
     return id >= 0 && id <= UINT32_MAX
            && rp_idset_test (q->ids, (unsigned int)id);
 }
@@ -605,8 +605,8 @@ static void count_pruned (struct rp_match *x, struct req *q, rp_vertex_t c)
 
 static int visit (struct rp_match *x, struct req *q, rp_vertex_t c, size_t pu)
 {
-    bool cand = q->slot ? is_target (x->g, c)
-                        : graph_type_index (x->g, c) == q->t;
+    bool cand =
+        q->slot ? is_target (x->g, c) : graph_type_index (x->g, c) == q->t;
     int rc;
 
     if (!cand && x->constraint && is_target (x->g, c) && !constraint_ok (x, c))
@@ -877,7 +877,7 @@ static bool children_in_order (struct rp_match *x, const struct req *q,
         if (leaves_only && rp_graph_child_first (x->g, c) != RP_VERTEX_NONE)
             by_free = false;
         if (by_id) {
-            int64_t id = rp_graph_vertex_id (x->g, c);
+            int64_t id = graph_id (x->g, c);
             by_id = id > last;
             last = id;
         }
