@@ -190,8 +190,8 @@ test_expect_success '--timing prints the time of each match on stderr' '
 	printf "match allocate slots.yaml\nstat\nmatch satisfiability slots.yaml\n" |
 		respol query --timing --generate=$GEN >out 2>err &&
 	test $(wc -l <err) = 2 &&
-	grep "^respol: query: line 1: match allocate slots.yaml: [0-9]*\.[0-9]* s$" err &&
-	grep "^respol: query: line 3: match satisfiability slots.yaml: [0-9]*\.[0-9]* s$" err
+	grep "^respol: query: line 1: match allocate slots.yaml: [0-9]*\.[0-9]\{9\} s$" err &&
+	grep "^respol: query: line 3: match satisfiability slots.yaml: [0-9]*\.[0-9]\{9\} s$" err
 '
 test_expect_success 'release of every rank ends the job; a down root blocks every match' '
 	cat >s3 <<-\EOF &&

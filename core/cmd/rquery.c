@@ -88,7 +88,9 @@
  * - --now fixes every starttime (as for respol match); without it each
  *   allocation starts at the current time in whole seconds.
  * - --timing prints how long each match took on stderr:
- *     respol: query: line N: match allocate FILE: 0.000123 s
+ *     respol: query: line N: match allocate FILE: 0.000001234 s
+ *   in seconds to the nanosecond (a match takes a few microseconds:
+ *   whole microseconds would hide the difference of two builds).
  * - The query is an instance (respol/instance.h): its jobs have a
  *   submission context, validators and match policies see it and the
  *   instance's usage, and every plugin with a job_event operation sees
@@ -871,7 +873,7 @@ static void started (struct query *q, uint64_t id, struct rp_rset *R)
 static void timing (const struct query *q, const struct timespec *t0)
 {
     if (q->timing)
-        fprintf (stderr, "respol: %s: line %lu: %s: %.6f s\n", SUB, q->line,
+        fprintf (stderr, "respol: %s: line %lu: %s: %.9f s\n", SUB, q->line,
                  q->text, elapsed (t0));
     if (q->explain)
         cmd_explain_print (SUB, q->m);
