@@ -22,6 +22,17 @@
  * GPUs, memory: 1.2 million vertices) takes 61 bytes a vertex plus 5 for
  * aggregates and block summaries (66 in all, 79 MB).
  *
+ * Containment by parent.  rp_graph_add_edge keeps an edge record per
+ * edge (12 bytes), since its edges come in any order.  The builders that
+ * own a graph from rp_graph_create to rp_graph_finalize (R in
+ * graph_build.c, graph_generate.c) add each vertex under a parent that
+ * exists, after the parent's other children: the edge is plain
+ * (containment, "contains", ascending), so they set the parent alone and
+ * keep no record, and finalize lists a vertex without records by its
+ * children (as it lists any vertex whose records are plain).  They never
+ * call rp_graph_add_edge, so no vertex has both kinds of edges: that
+ * would lose the order between them.
+ *
  * Decisions.  A vertex's rank is found by climbing to its target
  * (O(depth)) instead of being stored per vertex; two targets may not
  * share a rank.  The vertex unit is "" when there is none.
@@ -147,7 +158,8 @@ struct rp_graph {
     uint32_t nside, capside;
     struct u32map sidemap;
 
-    /* before finalize */
+    /* before finalize: rp_graph_add_edge's records (a builder's
+     * containment has none, "Containment by parent") */
     struct edge_rec *erec;
     size_t nerec, caperec;
     uint32_t *eslot; /* hash set of non-containment edges: erec index + 1 */

@@ -2946,6 +2946,47 @@ static void test_finalize_memory (void)
     rp_graph_destroy (g);
 }
 
+/* The generator keeps no edge records (containment by parent,
+ * core/graph_impl.h); finalize refused past the limit leaves its graph as
+ * it was, and then makes the graph rp_graph_generate makes. */
+static void test_builder_retry (void)
+{
+    const char *spec = "nodes=1000,sockets=2,cores=16,gpus=2";
+    rp_error_t e;
+    struct gen x;
+    struct gen_ids id;
+    uint64_t count;
+    struct rp_graph *g = rp_graph_create ();
+    struct rp_graph *want = rp_graph_generate (spec, &e);
+    char *a, *b;
+
+    if (!g || !want || gen_parse (&x, spec, &e) < 0
+        || gen_count (&x, &count, &e) < 0
+        || graph_reserve (g, count, 0, x.val[K_NODES]) < 0
+        || gen_intern (g, &x, &id) < 0 || gen_build (g, &x, &id) < 0)
+        BAIL_OUT ("generate %s", spec);
+    ok (g->n == count && g->nerec == 0 && !g->erec,
+        "the generator's %" PRIu32 " vertices: no edge records", g->n);
+    rp_graph_set_memory_limit (RP_GRAPH_MEMORY_MIN);
+    errno = 0;
+    ok (rp_graph_finalize (g, &e) < 0 && errno == E2BIG
+            && !rp_graph_is_finalized (g),
+        "its finalize past the limit fails");
+    rp_graph_set_memory_limit (RP_GRAPH_MEMORY_DEFAULT);
+    ok (rp_graph_finalize (g, &e) == 0, "... then finalizes");
+    a = rp_graph_encode (g, RP_GRAPH_JSON);
+    b = rp_graph_encode (want, RP_GRAPH_JSON);
+    ok (a && b && !strcmp (a, b), "... into the graph generated at once");
+    ok (rp_graph_nedges (g, 1) == 2
+            && rp_graph_edge_target (g, 1, 1)
+                   == rp_graph_child_next (g, rp_graph_child_first (g, 1)),
+        "a vertex's edges are its children");
+    free (a);
+    free (b);
+    rp_graph_destroy (g);
+    rp_graph_destroy (want);
+}
+
 int main (void)
 {
     plan (NO_PLAN);
@@ -2996,6 +3037,7 @@ int main (void)
     test_memory_model ();
     test_generate_memory ();
     test_finalize_memory ();
+    test_builder_retry ();
     test_memory_honest ("nodes=2000,sockets=2,cores=16,gpus=4,memory=256GB");
     test_memory_honest ("nodes=20000");
     test_memory_honest ("nodes=100,racks=10,sockets=4,cores=64");
