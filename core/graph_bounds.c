@@ -24,13 +24,15 @@
 /* The estimate counts what the code below allocates, per vertex, edge
  * record, side entry, target, interior vertex and (interior vertex, type)
  * pair, at the two peaks of a graph's life: while finalize builds the
- * structure (the edge records, the pre-order and the saved flags are still
- * there) and once the graph is used (a pristine state and a matcher
- * exist).  doc/formats.md compares it with the peak RSS measured. */
+ * structure (rp_graph_add_edge's edge records and the pre-order are still
+ * there; the builders' containment has no records) and once the graph is
+ * used (a pristine state and a matcher exist).  The out-edge offsets
+ * exist only when some edges are stored explicitly.  doc/formats.md
+ * compares it with the peak RSS measured. */
 enum {
-    COST_VERTEX = 32 + 4 * 4, /* struct vertex; child_off, child, iidx,
-                               * edge_off */
-    COST_FINALIZING = 4 + 1,  /* order, saved flags */
+    COST_VERTEX = 32 + 3 * 4, /* struct vertex; child_off, child, iidx */
+    COST_EDGE_OFF = 4,        /* edge_off, when some edge is explicit */
+    COST_FINALIZING = 4,      /* order */
     COST_STATE = 8 + 4 + 1,   /* used, shared, state: per gstate */
     COST_MATCHER = 4 * 4,     /* mark, where, hepoch, hrow (match.c) */
     COST_EDGE_RECORD = 12,    /* struct edge_rec, until finalized */
@@ -109,6 +111,9 @@ uint64_t graph_memory (const struct graph_size *z)
     uint64_t common = 0, build, kept, agg, v;
 
     common = graph_add_sat (common, mul_sat (z->explicit_edges, COST_EDGE));
+    if (z->explicit_edges > 0)
+        common =
+            graph_add_sat (common, mul_sat (z->vertices + 1, COST_EDGE_OFF));
     common = graph_add_sat (common, mul_sat (z->named, COST_SIDE));
     common = graph_add_sat (common, mul_sat (z->targets, COST_TARGET));
     common = graph_add_sat (common, mul_sat (z->interior, COST_INTERIOR));

@@ -76,7 +76,6 @@ static int rset_memory (size_t targets, uint64_t cores, uint64_t gpus,
         return rp_error_set (error, E2BIG, "graph: R: more than %u vertices",
                              RP_GRAPH_MAX_VERTICES);
     z.vertices = n;
-    z.edges = n - 1;
     z.named = z.targets = targets;
     z.interior = 1 + targets;
     z.types = 2 + (cores > 0) + (gpus > 0);
@@ -119,7 +118,9 @@ struct rtype {
 /* A vertex of type t under parent, as rp_graph_add_vertex and
  * rp_graph_add_edge would add it, without looking the type up or checking
  * what the builder knows: builder order, one parent each (as
- * graph_generate.c adds them). */
+ * graph_generate.c adds them).  The edge is the parent alone, no edge
+ * record: added after its parent's other children, it is plain
+ * (core/graph_impl.h, "Containment by parent"). */
 static rp_vertex_t add_under (struct rp_graph *g, rp_vertex_t parent,
                               struct rtype *t, int64_t id)
 {
@@ -135,8 +136,6 @@ static rp_vertex_t add_under (struct rp_graph *g, rp_vertex_t parent,
     if ((v = graph_vertex_add (g, t->type, t->base, id, 1, 0)) == NONE)
         return NONE;
     g->v[v].parent = parent;
-    if (graph_erec_push (g, &(struct edge_rec){ parent, v, 0, 0 }) < 0)
-        return NONE;
     return v;
 }
 
@@ -276,7 +275,7 @@ static struct rp_graph *rset_graph (const struct rp_rset *R, rp_error_t *error)
     n = rp_rset_ntargets (R);
     if (!(ranks = calloc (n, sizeof (*ranks)))
         || !(nodes = calloc (n, sizeof (*nodes))) || !(g = rp_graph_create ())
-        || graph_reserve (g, nv, nv - 1, n) < 0) {
+        || graph_reserve (g, nv, 0, n) < 0) {
         rp_error_set (error, ENOMEM, "graph: R: out of memory");
         goto error;
     }

@@ -58,6 +58,7 @@ struct fin {
     uint64_t *total, *blk_off;
     struct target *by_rank;
     size_t ntargets, nblk;
+    size_t nexplicit; /* edges stored explicitly (mark_explicit) */
     uint32_t ninterior;
 };
 
@@ -180,7 +181,7 @@ static int check_memory (const struct rp_graph *g, const struct fin *f,
     struct graph_size z = {
         .vertices = g->n,
         .edges = g->nerec,
-        .explicit_edges = g->neset ? g->nerec : 0,
+        .explicit_edges = f->nexplicit,
         .named = g->nside,
         .targets = f->ntargets,
         .interior = f->ninterior,
@@ -238,11 +239,16 @@ static int build_totals (struct rp_graph *g, struct fin *f, rp_error_t *error)
     return 0;
 }
 
-/* Out-edge lists, for the vertices whose out-edges are not exactly their
- * children in ascending order. */
-static int build_edges (struct rp_graph *g, struct fin *f)
+/* F_EXPLICIT on the vertices whose out-edges are not exactly their
+ * children in ascending order (a record that is not containment, or out
+ * of order); a vertex without records (a builder's, "Containment by
+ * parent" in core/graph_impl.h) is plain.  F_EXPLICIT is set here only
+ * and cleared when finalize fails (clear_explicit), so no vertex has it
+ * before.  Returns the number of edges stored explicitly (last: n
+ * entries of scratch). */
+static size_t mark_explicit (struct rp_graph *g, uint32_t *last)
 {
-    uint32_t *last = f->order; /* scratch: last child seen per vertex */
+    size_t m = 0;
     for (uint32_t v = 0; v < g->n; v++)
         last[v] = NONE;
     for (size_t i = 0; i < g->nerec; i++) {
@@ -255,26 +261,40 @@ static int build_edges (struct rp_graph *g, struct fin *f)
         else
             s->flags |= F_EXPLICIT;
     }
+    for (size_t i = 0; i < g->nerec; i++)
+        m += (g->v[g->erec[i].src].flags & F_EXPLICIT) != 0;
+    return m;
+}
+
+/* Undo mark_explicit: the graph as it was before finalize. */
+static void clear_explicit (struct rp_graph *g)
+{
+    for (uint32_t v = 0; v < g->n; v++)
+        g->v[v].flags &= (uint8_t)~F_EXPLICIT;
+}
+
+/* The out-edge lists of the F_EXPLICIT vertices; none (no edge_off
+ * either) when there are none: every reader tests F_EXPLICIT first. */
+static int build_edges (struct rp_graph *g, struct fin *f)
+{
+    uint32_t *next = f->order; /* scratch: next free slot per vertex */
+    if (f->nexplicit == 0)
+        return 0;
     f->edge_off = calloc ((size_t)g->n + 1, sizeof (uint32_t));
-    if (!f->edge_off)
+    f->edge = malloc (f->nexplicit * sizeof (struct edge));
+    if (!f->edge_off || !f->edge)
         return -1;
-    size_t m = 0;
     for (size_t i = 0; i < g->nerec; i++) {
-        if (g->v[g->erec[i].src].flags & F_EXPLICIT) {
+        if (g->v[g->erec[i].src].flags & F_EXPLICIT)
             f->edge_off[g->erec[i].src + 1]++;
-            m++;
-        }
     }
     for (uint32_t v = 0; v < g->n; v++)
         f->edge_off[v + 1] += f->edge_off[v];
-    f->edge = malloc ((m ? m : 1) * sizeof (struct edge));
-    if (!f->edge)
-        return -1;
-    memcpy (last, f->edge_off, (size_t)g->n * sizeof (uint32_t));
+    memcpy (next, f->edge_off, (size_t)g->n * sizeof (uint32_t));
     for (size_t i = 0; i < g->nerec; i++) {
         const struct edge_rec *e = &g->erec[i];
         if (g->v[e->src].flags & F_EXPLICIT)
-            f->edge[last[e->src]++] = (struct edge){ e->dst, e->sub, e->type };
+            f->edge[next[e->src]++] = (struct edge){ e->dst, e->sub, e->type };
     }
     return 0;
 }
@@ -326,45 +346,36 @@ static int fin_structure (struct rp_graph *g, struct fin *f, rp_error_t *error)
             v++;
         return cycle_error (g, v, error);
     }
-    if (check_ranks (g, f, error) < 0 || build_targets (g, f, error) < 0
-        || build_totals (g, f, error) < 0)
+    if (check_ranks (g, f, error) < 0 || build_targets (g, f, error) < 0)
         return -1;
-    return 0;
+    f->nexplicit = mark_explicit (g, f->iidx); /* before build_totals */
+    return build_totals (g, f, error);
 }
 
 int rp_graph_finalize (struct rp_graph *g, rp_error_t *error)
 {
     struct fin f = { 0 };
-    uint8_t *flags = NULL;
     if (graph_check_building (g, error) < 0)
         return -1;
     if (g->n == 0)
         return rp_error_set (error, EINVAL, "graph has no vertices");
     if (fin_structure (g, &f, error) < 0)
         goto error;
-    if (!(flags = malloc (g->n)))
-        goto nomem;
-    for (uint32_t v = 0; v < g->n; v++)
-        flags[v] = g->v[v].flags;
     if (build_edges (g, &f) < 0)
-        goto nomem_flags;
+        goto nomem;
     free (f.order); /* scratch, given back before the live state is made */
     f.order = NULL;
     fin_commit (g, &f);
     if (!(g->live = gstate_create (g))) {
         fin_uncommit (g);
-        goto nomem_flags;
+        goto nomem;
     }
-    free (flags);
     graph_build_free (g);
     return 0;
-nomem_flags:
-    for (uint32_t v = 0; v < g->n; v++)
-        g->v[v].flags = flags[v];
-    free (flags);
 nomem:
     rp_error_set (error, ENOMEM, "out of memory");
 error:
+    clear_explicit (g);
     fin_free (&f);
     return -1;
 }

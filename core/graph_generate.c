@@ -141,7 +141,6 @@ static int gen_memory (const struct gen *x, uint64_t count, rp_error_t *error)
     uint64_t nodes = x->val[K_NODES], limit = rp_graph_memory_limit ();
     struct graph_size z = {
         .vertices = count,
-        .edges = count - 1,
         .named = nodes,
         .targets = nodes,
         .interior = 1 + x->val[K_RACKS] + nodes * (1 + x->val[K_SOCKETS]),
@@ -224,11 +223,15 @@ static int gen_intern (struct rp_graph *g, const struct gen *x,
     return id->unit < 0 ? -1 : 0;
 }
 
-/* Parent p contains c (builder order: no checks needed). */
+/* Parent p contains c (builder order: no checks needed, and the edge is
+ * the parent alone, core/graph_impl.h "Containment by parent"); c is
+ * NONE when graph_vertex_add failed. */
 static int gen_edge (struct rp_graph *g, rp_vertex_t p, rp_vertex_t c)
 {
+    if (c == NONE)
+        return -1;
     g->v[c].parent = p;
-    return graph_erec_push (g, &(struct edge_rec){ p, c, 0, 0 });
+    return 0;
 }
 
 static int gen_socket (struct rp_graph *g, const struct gen *x,
@@ -297,7 +300,7 @@ struct rp_graph *rp_graph_generate (const char *spec, rp_error_t *error)
         || gen_memory (&x, count, error) < 0)
         return NULL;
     if (!(g = rp_graph_create ())
-        || graph_reserve (g, count, count, x.val[K_NODES]) < 0)
+        || graph_reserve (g, count, 0, x.val[K_NODES]) < 0)
         goto nomem;
     if (gen_intern (g, &x, &id) < 0 || gen_build (g, &x, &id) < 0)
         goto nomem;

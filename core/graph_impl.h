@@ -16,11 +16,23 @@
  * vertex's out-edge list is stored only when it is not simply "contains"
  * edges to its children in ascending order (a non-containment edge, or
  * children added out of order): everything the builders make needs no
- * edge storage at all.  Per state, a vertex has used (8), shared (4) and
- * state (1) bytes; totals and free aggregates exist only for interior
- * vertices.  A generated cluster of 16,384 nodes (2 sockets x 32 cores, 4
- * GPUs, memory: 1.2 million vertices) takes 61 bytes a vertex plus 5 for
- * aggregates and block summaries (66 in all, 79 MB).
+ * edge storage at all, not even the lists' offsets (edge_off exists only
+ * when some vertex is F_EXPLICIT).  Per state, a vertex has used (8),
+ * shared (4) and state (1) bytes; totals and free aggregates exist only
+ * for interior vertices.  A generated cluster of 16,384 nodes (2 sockets
+ * x 32 cores, 4 GPUs, memory: 1.2 million vertices) takes 57 bytes a
+ * vertex plus 5 for aggregates and block summaries (62 in all, 74 MB).
+ *
+ * Containment by parent.  rp_graph_add_edge keeps an edge record per
+ * edge (12 bytes), since its edges come in any order.  The builders that
+ * own a graph from rp_graph_create to rp_graph_finalize (R in
+ * graph_build.c, graph_generate.c) add each vertex under a parent that
+ * exists, after the parent's other children: the edge is plain
+ * (containment, "contains", ascending), so they set the parent alone and
+ * keep no record, and finalize lists a vertex without records by its
+ * children (as it lists any vertex whose records are plain).  They never
+ * call rp_graph_add_edge, so no vertex has both kinds of edges: that
+ * would lose the order between them.
  *
  * Decisions.  A vertex's rank is found by climbing to its target
  * (O(depth)) instead of being stored per vertex; two targets may not
@@ -147,7 +159,8 @@ struct rp_graph {
     uint32_t nside, capside;
     struct u32map sidemap;
 
-    /* before finalize */
+    /* before finalize: rp_graph_add_edge's records (a builder's
+     * containment has none, "Containment by parent") */
     struct edge_rec *erec;
     size_t nerec, caperec;
     uint32_t *eslot; /* hash set of non-containment edges: erec index + 1 */
@@ -158,7 +171,7 @@ struct rp_graph {
     uint32_t root;
     uint32_t *child_off; /* n + 1 */
     uint32_t *child;
-    uint32_t *edge_off; /* n + 1 */
+    uint32_t *edge_off; /* n + 1; NULL when no vertex is F_EXPLICIT */
     struct edge *edge;
     uint32_t *iidx; /* interior index or NONE */
     uint32_t ninterior;

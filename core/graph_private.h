@@ -249,7 +249,9 @@ int gstate_check (const struct rp_gstate *s, rp_error_t *error);
 /* What a graph is made of, as far as its memory goes. */
 struct graph_size {
     uint64_t vertices;
-    uint64_t edges;          /* edge records added, containment included */
+    uint64_t edges;          /* rp_graph_add_edge's edge records,
+                              * containment included (a builder's
+                              * containment has none) */
     uint64_t explicit_edges; /* edges stored after finalize (not the plain
                               * "contains" runs) */
     uint64_t named;          /* vertices with a side entry (a name, rank,

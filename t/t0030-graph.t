@@ -270,15 +270,15 @@ test_expect_success 'setup: R of 2^20 ranks of 16 cores, in 147 bytes' '
 	test $(wc -c <hostile.json) = 147
 '
 test_expect_success '-R: 17 million vertices in 147 bytes are refused at once' '
-	bounded test_error 1 "respol: graph: hostile.json: R: 17825793 vertices need about 2105 MiB, more than the memory limit of 1536 MiB" \
+	bounded test_error 1 "respol: graph: hostile.json: R: 17825793 vertices need about 2037 MiB, more than the memory limit of 1536 MiB" \
 		respol graph show -R hostile.json &&
-	bounded test_error 1 "respol: graph: stdin: R: 17825793 vertices need about 2105 MiB, more than the memory limit of 1536 MiB" \
+	bounded test_error 1 "respol: graph: stdin: R: 17825793 vertices need about 2037 MiB, more than the memory limit of 1536 MiB" \
 		respol graph export -R - <hostile.json
 '
 test_expect_success '--generate: a spec past the limit is refused at once' '
-	bounded test_error 1 "respol: graph: --generate: spec makes 35000001 vertices, which need about 3559 MiB, more than the memory limit of 1536 MiB" \
+	bounded test_error 1 "respol: graph: --generate: spec makes 35000001 vertices, which need about 3425 MiB, more than the memory limit of 1536 MiB" \
 		respol graph show --generate=nodes=1000000,sockets=2,cores=16 &&
-	bounded test_error 1 "respol: graph: --generate: spec makes 64000001 vertices, which need about 10759 MiB, more than the memory limit of 1536 MiB" \
+	bounded test_error 1 "respol: graph: --generate: spec makes 64000001 vertices, which need about 10515 MiB, more than the memory limit of 1536 MiB" \
 		respol graph show --generate=nodes=16000000,cores=2
 '
 test_expect_success '--max-memory and RESPOL_MAX_MEMORY set the limit; the option wins' '

@@ -276,7 +276,7 @@ test_expect_success 'a missing resource file' '
 # Bounded (lib-respol.sh), so that a regression fails instead of swapping.
 test_expect_success 'R of 17 million vertices in 147 bytes is refused at once' '
 	printf "%s" "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":\"0-1048575\",\"children\":{\"core\":\"0-15\"}}],\"nodelist\":[\"n[0-1048575]\"],\"starttime\":0.0,\"expiration\":0.0}}" >hostile.json &&
-	bounded test_error 1 "respol: match: hostile.json: R: 17825793 vertices need about 2105 MiB, more than the memory limit of 1536 MiB" \
+	bounded test_error 1 "respol: match: hostile.json: R: 17825793 vertices need about 2037 MiB, more than the memory limit of 1536 MiB" \
 		respol match satisfiability -R hostile.json nodes.yaml
 '
 test_expect_success 'the memory limit: --max-memory, then RESPOL_MAX_MEMORY' '

@@ -2847,6 +2847,10 @@ static void test_memory_model (void)
         "interior vertices x types cost three aggregates each");
     z.vertices = UINT64_MAX;
     ok (graph_memory (&z) == UINT64_MAX, "the estimate saturates");
+    z = one;
+    z.explicit_edges = 10;
+    ok (graph_memory (&z) - base == 10 * COST_EDGE + 1001 * COST_EDGE_OFF,
+        "explicit edges cost their lists and the offsets of every vertex");
 }
 
 /* Allocated bytes, where mallinfo2 counts them (not under a sanitizer). */
@@ -2890,7 +2894,7 @@ static void test_generate_memory (void)
     g = rp_graph_generate ("nodes=1000000,sockets=2,cores=16", &e);
     ok (!g && errno == E2BIG, "a spec past the memory limit fails (E2BIG)");
     is (e.text,
-        "spec makes 35000001 vertices, which need about 3559 MiB, more than "
+        "spec makes 35000001 vertices, which need about 3425 MiB, more than "
         "the memory limit of 1536 MiB",
         "... naming the estimate and the limit");
     rp_graph_set_memory_limit (RP_GRAPH_MEMORY_MIN);
@@ -2946,6 +2950,84 @@ static void test_finalize_memory (void)
     rp_graph_destroy (g);
 }
 
+/* The generator keeps no edge records (containment by parent,
+ * core/graph_impl.h); finalize refused past the limit leaves its graph as
+ * it was, and then makes the graph rp_graph_generate makes. */
+static void test_builder_retry (void)
+{
+    const char *spec = "nodes=1000,sockets=2,cores=16,gpus=2";
+    rp_error_t e;
+    struct gen x;
+    struct gen_ids id;
+    uint64_t count;
+    struct rp_graph *g = rp_graph_create ();
+    struct rp_graph *want = rp_graph_generate (spec, &e);
+    char *a, *b;
+
+    if (!g || !want || gen_parse (&x, spec, &e) < 0
+        || gen_count (&x, &count, &e) < 0
+        || graph_reserve (g, count, 0, x.val[K_NODES]) < 0
+        || gen_intern (g, &x, &id) < 0 || gen_build (g, &x, &id) < 0)
+        BAIL_OUT ("generate %s", spec);
+    ok (g->n == count && g->nerec == 0 && !g->erec,
+        "the generator's %" PRIu32 " vertices: no edge records", g->n);
+    rp_graph_set_memory_limit (RP_GRAPH_MEMORY_MIN);
+    errno = 0;
+    ok (rp_graph_finalize (g, &e) < 0 && errno == E2BIG
+            && !rp_graph_is_finalized (g),
+        "its finalize past the limit fails");
+    rp_graph_set_memory_limit (RP_GRAPH_MEMORY_DEFAULT);
+    ok (rp_graph_finalize (g, &e) == 0, "... then finalizes");
+    a = rp_graph_encode (g, RP_GRAPH_JSON);
+    b = rp_graph_encode (want, RP_GRAPH_JSON);
+    ok (a && b && !strcmp (a, b), "... into the graph generated at once");
+    ok (!g->edge_off && !g->edge && rp_graph_nedges (g, 1) == 2
+            && rp_graph_edge_target (g, 1, 1)
+                   == rp_graph_child_next (g, rp_graph_child_first (g, 1)),
+        "no vertex is explicit: no out-edge lists, edges from the children");
+    free (a);
+    free (b);
+    rp_graph_destroy (g);
+    rp_graph_destroy (want);
+}
+
+/* An explicit vertex (a conduit-of edge) in a graph whose finalize is
+ * refused: the flags as they were, then finalized with its edges. */
+static void test_explicit_retry (void)
+{
+    rp_error_t e;
+    struct rp_graph *g = rp_graph_create ();
+    char type[32];
+    rp_vertex_t v[400];
+    uint8_t flags[400];
+    bool same = true;
+
+    for (int i = 0; i < 400; i++) {
+        snprintf (type, sizeof (type), "t%d", i);
+        v[i] = add (g, type, i);
+        if (i > 0)
+            contain (g, v[i - 1], v[i]);
+    }
+    if (rp_graph_add_edge (g, v[1], v[0], "net", "conduit-of", &e) < 0)
+        BAIL_OUT ("edge: %s", e.text);
+    for (int i = 0; i < 400; i++)
+        flags[i] = g->v[v[i]].flags;
+    rp_graph_set_memory_limit (RP_GRAPH_MEMORY_MIN);
+    ok (rp_graph_finalize (g, &e) < 0 && errno == E2BIG,
+        "a graph with a conduit-of edge past the limit is refused");
+    rp_graph_set_memory_limit (RP_GRAPH_MEMORY_DEFAULT);
+    for (int i = 0; i < 400; i++)
+        same = same && g->v[v[i]].flags == flags[i];
+    ok (same, "... its vertices' flags as they were (none explicit)");
+    ok (rp_graph_finalize (g, &e) == 0 && g->edge_off
+            && rp_graph_nedges (g, v[1]) == 2
+            && rp_graph_edge_target (g, v[1], 0) == v[2]
+            && rp_graph_edge_target (g, v[1], 1) == v[0]
+            && rp_graph_nedges (g, v[0]) == 1,
+        "... then finalized: explicit edges in the order added");
+    rp_graph_destroy (g);
+}
+
 int main (void)
 {
     plan (NO_PLAN);
@@ -2996,6 +3078,8 @@ int main (void)
     test_memory_model ();
     test_generate_memory ();
     test_finalize_memory ();
+    test_builder_retry ();
+    test_explicit_retry ();
     test_memory_honest ("nodes=2000,sockets=2,cores=16,gpus=4,memory=256GB");
     test_memory_honest ("nodes=20000");
     test_memory_honest ("nodes=100,racks=10,sockets=4,cores=64");

@@ -1208,7 +1208,7 @@ static void test_rset_memory (void)
     ok (rp_graph_decode_rset (HOSTILE_R, &error) == NULL && errno == E2BIG,
         "decode_rset: 2^20 targets of 16 cores fail with E2BIG");
     is (error.text,
-        "graph: R: 17825793 vertices need about 2105 MiB, more than the "
+        "graph: R: 17825793 vertices need about 2037 MiB, more than the "
         "memory limit of 1536 MiB",
         "... before R is expanded, naming the estimate and the limit");
     rp_graph_set_memory_limit (RP_GRAPH_MEMORY_MIN);
