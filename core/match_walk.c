@@ -23,9 +23,12 @@
  * below it (a slot's cores) are logged as found and given to the state
  * together when the request is placed (pend_ok: one climb to the root,
  * not one per core); where no policy hook, first pass or constraint
- * applies to them, they are tried in one short step each (leaf_run),
- * deciding what candidate() and unit_place() would.  A slot target is tried again after each success (a
- * target holds several slots).
+ * applies to them, they are tried in one short step each (leaf_take),
+ * deciding what candidate() and unit_place() would, and the children
+ * that follow a leaf the search found are looked at in walk order while
+ * they are free leaves of the request's type, one comparison each, the
+ * search taking over past them (leaf_run_take).  A slot target is tried
+ * again after each success (a target holds several slots).
  *
  * The count: the walk stops once stop_after x the largest acceptable
  * count have been found (first fit: stop_after 1, so a fixed count stops
@@ -652,7 +655,7 @@ done:
     return rc;
 }
 
-/* Whether q's candidates may be taken by leaf_candidate: leaves taken
+/* Whether q's candidates may be taken by leaf_run_take: leaves taken
  * together (q->leaves: no prune, nothing below, every vertex of q's type
  * a leaf), found in walk order with no first pass (no score asked per
  * candidate, no order_candidates), and no constraint to check at them. */
@@ -661,18 +664,40 @@ static bool leaf_run (const struct rp_match *x, const struct req *q)
     return q->leaves && !reorders (x, q) && !x->constraint;
 }
 
-/* A candidate c of q where leaf_run holds, as candidate () and
- * unit_place () decide it without what cannot apply (no score, prune,
- * first pass, constraint or children): W_GO, W_STOP or -1. */
-static int leaf_candidate (struct rp_match *x, struct req *q, rp_vertex_t c,
-                           size_t pu)
+/* Room in the logs for one more leaf of q: its unit, its hold, its
+ * place among the pending leaves and its mark: 0, or -1 out of memory. */
+static int leaf_room (struct rp_match *x, struct req *q)
 {
-    struct mark mk;
+    struct rp_matcher *m = x->m;
+
+    if ((x->nunits == x->unitcap
+         && match_grow ((void **)&x->units, &x->unitcap, sizeof (*x->units))
+                < 0)
+        || (x->nlog == x->logcap
+            && match_grow ((void **)&x->log, &x->logcap, sizeof (*x->log)) < 0)
+        || (m->npend == m->pendcap
+            && match_grow ((void **)&m->pend, &m->pendcap, sizeof (*m->pend))
+                   < 0)
+        || (q->nmarks == q->markcap
+            && match_grow ((void **)&q->marks, &q->markcap, sizeof (*q->marks))
+                   < 0))
+        return match_nomem (x);
+    return 0;
+}
+
+/* Leaf c of q, a child of v that the state would take (gstate_leaf_takes),
+ * as candidate () and unit_place () decide it where leaf_run holds
+ * (nothing to score, prune, pass first, constrain or place below): one
+ * unit of q under pu, its hold logged for pend_apply (match_take_logged),
+ * v's ancestors held from the first leaf on (match_hold_ancestors), and
+ * found (found_push), all written in place: W_GO, W_STOP or -1. */
+static int leaf_take (struct rp_match *x, struct req *q, rp_vertex_t v,
+                      rp_vertex_t c, size_t pu)
+{
+    struct mark mk = mark_get (x);
     size_t u;
     int rc;
 
-    if (!gstate_leaf_takes (x->s, c))
-        return candidate (x, q, c, pu);
     q->st.considered++;
     if (!id_ok (q, x->g, c)) {
         q->st.id++;
@@ -686,22 +711,55 @@ static int leaf_candidate (struct rp_match *x, struct req *q, rp_vertex_t c,
         q->st.busy++;
         return W_GO;
     }
-    mk = mark_get (x);
-    if ((u = match_unit_push (x, q, c, pu, 0)) == NO_UNIT)
+    if (leaf_room (x, q) < 0)
         return -1;
-    if ((rc = pend_take (x, c, u)) > 0)
-        rc = match_hold_ancestors (x, c, u);
-    if (rc <= 0)
+    u = x->nunits++;
+    x->units[u] = (struct unit){ .req = q, .parent = pu, .v = c };
+    match_log_hold (x, c, graph_size (x->g, c), true, HOLD_UNIT, u, WHOLE_PART);
+    x->m->pend[x->m->npend++] = x->nlog - 1;
+    if (!held (x, v) && (rc = match_hold_ancestors (x, c, u)) <= 0) {
         rollback (x, mk);
-    if (rc < 0)
-        return -1;
-    if (rc == 0) {
+        if (rc < 0)
+            return -1;
         q->st.nofit++;
         return W_GO;
     }
-    if (found_push (x, q, c, 0) < 0)
-        return -1;
+    q->marks[q->nmarks++] = mark_get (x);
+    x->found++;
+    top_push (x, q, c, 0);
     return x->found >= q->limit ? W_STOP : W_GO;
+}
+
+/* The leaves of q from f->kids[f->pos], which the fit search found below
+ * v, where leaf_run holds: each taken (leaf_take) while the children that
+ * follow it in walk order are of q's type and the state would take them,
+ * f->pos moved to the last one looked at, so that the search goes on past
+ * them (the leaves' takes wait for pend_apply: the state the search reads
+ * has not changed).  Each of these children is what the search would
+ * have found next (a leaf the state would take has its whole size free),
+ * one comparison instead of a search; a child that ends the run is left
+ * to the search.  A leaf the state would not take is a candidate ().
+ * W_GO, W_STOP or -1. */
+static int leaf_run_take (struct rp_match *x, struct req *q, rp_vertex_t v,
+                          size_t pu, struct gfit *f)
+{
+    size_t i = f->pos;
+    rp_vertex_t c = f->kids[i];
+    int rc;
+
+    if (!gstate_leaf_takes (x->s, c))
+        return candidate (x, q, c, pu);
+    while ((rc = leaf_take (x, q, v, c, pu)) == W_GO) {
+        if (f->high ? i == 0 : i + 1 >= f->n[0])
+            break;
+        i = f->high ? i - 1 : i + 1;
+        c = f->kids[i];
+        if (graph_type_index (x->g, c) != q->t
+            || !gstate_leaf_takes (x->s, c))
+            break;
+        f->pos = i;
+    }
+    return rc;
 }
 
 /* Visit the children of v that may hold one unit of q. */
@@ -717,7 +775,7 @@ static int walk (struct rp_match *x, struct req *q, rp_vertex_t v, size_t pu)
     for (rp_vertex_t c = gstate_fit_first (&f, x->s, v, q->walk, order);
          c != RP_VERTEX_NONE; c = gstate_fit_next (&f)) {
         int rc = leaves && graph_type_index (x->g, c) == q->t
-                     ? leaf_candidate (x, q, c, pu)
+                     ? leaf_run_take (x, q, v, pu, &f)
                      : visit (x, q, c, pu);
         if (rc != W_GO)
             return rc;
