@@ -171,7 +171,7 @@ int match_hold_ancestors (struct rp_match *x, rp_vertex_t v, size_t unit)
     rp_vertex_t a = graph_parent (x->g, v);
 
     for (; a != RP_VERTEX_NONE && !held (x, a); a = graph_parent (x->g, a)) {
-        int rc = match_take (x, a, 1, false, HOLD_ANCESTOR, unit);
+        int rc = take (x, a, 1, false, HOLD_ANCESTOR, unit, WHOLE_NONE);
         if (rc <= 0)
             return rc;
     }

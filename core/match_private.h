@@ -460,4 +460,17 @@ static inline void match_log_hold (struct rp_match *x, rp_vertex_t v,
     }
 }
 
+/* match_count_largest with a fixed count answered inline: a place asks it
+ * once, a call through match_request.c for the one comparison. */
+static inline bool match_count_take (const struct req *q, uint64_t limit,
+                                     uint64_t *v)
+{
+    if (!q->fixed)
+        return match_count_largest (q, limit, v);
+    if (q->min > limit)
+        return false;
+    *v = q->min;
+    return true;
+}
+
 #endif
