@@ -114,14 +114,11 @@ static bool held_nomem (struct rp_match *x)
     return true;
 }
 
-static int score (struct rp_match *x, rp_vertex_t v, int64_t *sc)
+static int score_hook (struct rp_match *x, rp_vertex_t v, int64_t *sc)
 {
     struct plugin_call call;
     int rc;
 
-    *sc = 0;
-    if (!x->ops.score)
-        return 0;
     x->p->error[0] = '\0';
     plugin_enter (&call, x->p, "score");
     rc = x->ops.score (x->p, x, v, sc);
@@ -133,15 +130,19 @@ static int score (struct rp_match *x, rp_vertex_t v, int64_t *sc)
     return 0;
 }
 
-/* 1: descend, 0: skip, -1: policy error. */
-static int prune (struct rp_match *x, rp_vertex_t v)
+/* v's score, 0 without a score hook (the test inline: the walk asks it
+ * of every candidate): 0, or -1 policy error. */
+static inline int score (struct rp_match *x, rp_vertex_t v, int64_t *sc)
 {
+    *sc = 0;
+    return x->ops.score ? score_hook (x, v, sc) : 0;
+}
+
+static int prune_hook (struct rp_match *x, rp_vertex_t v)
+{
+    struct plugin_call call;
     int rc;
 
-    struct plugin_call call;
-
-    if (!x->ops.prune)
-        return 1;
     x->p->error[0] = '\0';
     plugin_enter (&call, x->p, "prune");
     rc = x->ops.prune (x->p, x, v);
@@ -156,6 +157,13 @@ static int prune (struct rp_match *x, rp_vertex_t v)
                          "policy '%s': prune returned %d (not CONTINUE or "
                          "SKIP)",
                          x->p->instance, rc);
+}
+
+/* 1: descend, 0: skip, -1: policy error; 1 without a prune hook, the
+ * test inline. */
+static inline int prune (struct rp_match *x, rp_vertex_t v)
+{
+    return x->ops.prune ? prune_hook (x, v) : 1;
 }
 
 static int vertex_cmp (const void *a, const void *b)
