@@ -476,8 +476,8 @@ static inline void top_push (struct rp_match *x, struct req *q, rp_vertex_t c,
         top_keep (x, q, c, sc);
 }
 
-static int found_push (struct rp_match *x, struct req *q, rp_vertex_t c,
-                       int64_t sc)
+static inline int found_push (struct rp_match *x, struct req *q,
+                              rp_vertex_t c, int64_t sc)
 {
     if (q->nmarks == q->markcap
         && match_grow ((void **)&q->marks, &q->markcap, sizeof (*q->marks)) < 0)
