@@ -476,8 +476,8 @@ static inline void top_push (struct rp_match *x, struct req *q, rp_vertex_t c,
         top_keep (x, q, c, sc);
 }
 
-static inline int found_push (struct rp_match *x, struct req *q,
-                              rp_vertex_t c, int64_t sc)
+static inline int found_push (struct rp_match *x, struct req *q, rp_vertex_t c,
+                              int64_t sc)
 {
     if (q->nmarks == q->markcap
         && match_grow ((void **)&q->marks, &q->markcap, sizeof (*q->marks)) < 0)
@@ -693,13 +693,11 @@ static int leaf_grow (struct rp_match *x, struct req *q, size_t n)
 {
     struct rp_matcher *m = x->m;
 
-    if (room ((void **)&x->units, &x->unitcap, x->nunits, sizeof (*x->units),
-              n)
+    if (room ((void **)&x->units, &x->unitcap, x->nunits, sizeof (*x->units), n)
         || room ((void **)&x->log, &x->logcap, x->nlog, sizeof (*x->log), n)
-        || room ((void **)&m->pend, &m->pendcap, m->npend, sizeof (*m->pend),
-                 n)
-        || room ((void **)&q->marks, &q->markcap, q->nmarks,
-                 sizeof (*q->marks), n))
+        || room ((void **)&m->pend, &m->pendcap, m->npend, sizeof (*m->pend), n)
+        || room ((void **)&q->marks, &q->markcap, q->nmarks, sizeof (*q->marks),
+                 n))
         return match_nomem (x);
     return 0;
 }
