@@ -150,24 +150,12 @@ void match_rollback (struct rp_match *x, struct mark mk)
 static int take (struct rp_match *x, rp_vertex_t v, uint64_t amount,
                  bool exclusive, int kind, size_t unit, uint8_t whole)
 {
-    struct hold *h;
-
     if (x->nlog == x->logcap
         && match_grow ((void **)&x->log, &x->logcap, sizeof (*x->log)) < 0)
         return match_nomem (x);
     if (whole == WHOLE_NONE && gstate_take (x->s, v, amount, exclusive) < 0)
         return 0;
-    h = &x->log[x->nlog++];
-    *h = (struct hold){ .v = v,
-                        .kind = (uint8_t)kind,
-                        .exclusive = exclusive,
-                        .whole = whole,
-                        .amount = amount,
-                        .unit = unit };
-    if (!held (x, v)) {
-        x->m->mark[v] = x->m->epoch;
-        h->marked = true;
-    }
+    match_log_hold (x, v, amount, exclusive, kind, unit, whole);
     return 1;
 }
 
@@ -183,7 +171,7 @@ int match_hold_ancestors (struct rp_match *x, rp_vertex_t v, size_t unit)
     rp_vertex_t a = graph_parent (x->g, v);
 
     for (; a != RP_VERTEX_NONE && !held (x, a); a = graph_parent (x->g, a)) {
-        int rc = match_take (x, a, 1, false, HOLD_ANCESTOR, unit);
+        int rc = take (x, a, 1, false, HOLD_ANCESTOR, unit, WHOLE_NONE);
         if (rc <= 0)
             return rc;
     }

@@ -438,4 +438,39 @@ void match_explain_keep (struct rp_matcher *m, json_t *o);
 void match_explain_run (struct rp_match *x, const char *outcome,
                         const char *why);
 
+/* --- the holds logged in place (match_holds.c, match_walk.c) ---------- */
+
+/* Log v held as take () logs it, x->log having room for it: the walk's
+ * run of leaves writes its holds here without a call per leaf. */
+static inline void match_log_hold (struct rp_match *x, rp_vertex_t v,
+                                   uint64_t amount, bool exclusive, int kind,
+                                   size_t unit, uint8_t whole)
+{
+    struct hold *h = &x->log[x->nlog++];
+
+    *h = (struct hold){ .v = v,
+                        .kind = (uint8_t)kind,
+                        .exclusive = exclusive,
+                        .whole = whole,
+                        .amount = amount,
+                        .unit = unit };
+    if (!held (x, v)) {
+        x->m->mark[v] = x->m->epoch;
+        h->marked = true;
+    }
+}
+
+/* match_count_largest with a fixed count answered inline: a place asks it
+ * once, a call through match_request.c for the one comparison. */
+static inline bool match_count_take (const struct req *q, uint64_t limit,
+                                     uint64_t *v)
+{
+    if (!q->fixed)
+        return match_count_largest (q, limit, v);
+    if (q->min > limit)
+        return false;
+    *v = q->min;
+    return true;
+}
+
 #endif

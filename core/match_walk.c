@@ -23,9 +23,12 @@
  * below it (a slot's cores) are logged as found and given to the state
  * together when the request is placed (pend_ok: one climb to the root,
  * not one per core); where no policy hook, first pass or constraint
- * applies to them, they are tried in one short step each (leaf_run),
- * deciding what candidate() and unit_place() would.  A slot target is tried again after each success (a
- * target holds several slots).
+ * applies to them, they are tried in one short step each (leaf_take),
+ * deciding what candidate() and unit_place() would, and the children
+ * that follow a leaf the search found are looked at in walk order while
+ * they are free leaves of the request's type, one comparison each, the
+ * search taking over past them (leaf_run_take).  A slot target is tried
+ * again after each success (a target holds several slots).
  *
  * The count: the walk stops once stop_after x the largest acceptable
  * count have been found (first fit: stop_after 1, so a fixed count stops
@@ -111,14 +114,11 @@ static bool held_nomem (struct rp_match *x)
     return true;
 }
 
-static int score (struct rp_match *x, rp_vertex_t v, int64_t *sc)
+static int score_hook (struct rp_match *x, rp_vertex_t v, int64_t *sc)
 {
     struct plugin_call call;
     int rc;
 
-    *sc = 0;
-    if (!x->ops.score)
-        return 0;
     x->p->error[0] = '\0';
     plugin_enter (&call, x->p, "score");
     rc = x->ops.score (x->p, x, v, sc);
@@ -130,15 +130,19 @@ static int score (struct rp_match *x, rp_vertex_t v, int64_t *sc)
     return 0;
 }
 
-/* 1: descend, 0: skip, -1: policy error. */
-static int prune (struct rp_match *x, rp_vertex_t v)
+/* v's score, 0 without a score hook (the test inline: the walk asks it
+ * of every candidate): 0, or -1 policy error. */
+static inline int score (struct rp_match *x, rp_vertex_t v, int64_t *sc)
 {
+    *sc = 0;
+    return x->ops.score ? score_hook (x, v, sc) : 0;
+}
+
+static int prune_hook (struct rp_match *x, rp_vertex_t v)
+{
+    struct plugin_call call;
     int rc;
 
-    struct plugin_call call;
-
-    if (!x->ops.prune)
-        return 1;
     x->p->error[0] = '\0';
     plugin_enter (&call, x->p, "prune");
     rc = x->ops.prune (x->p, x, v);
@@ -153,6 +157,13 @@ static int prune (struct rp_match *x, rp_vertex_t v)
                          "policy '%s': prune returned %d (not CONTINUE or "
                          "SKIP)",
                          x->p->instance, rc);
+}
+
+/* 1: descend, 0: skip, -1: policy error; 1 without a prune hook, the
+ * test inline. */
+static inline int prune (struct rp_match *x, rp_vertex_t v)
+{
+    return x->ops.prune ? prune_hook (x, v) : 1;
 }
 
 static int vertex_cmp (const void *a, const void *b)
@@ -437,16 +448,14 @@ done:
     return rc;
 }
 
-/* Keep sc among q's highest scores this run (explain only); equal
- * scores keep the order they were found in. */
-static void top_push (struct rp_match *x, struct req *q, rp_vertex_t c,
+/* Keep sc among q's highest scores this run; equal scores keep the
+ * order they were found in. */
+static void top_keep (struct rp_match *x, struct req *q, rp_vertex_t c,
                       int64_t sc)
 {
     struct req_stats *st = &q->st;
     size_t i;
 
-    if (!x->m->explain || !x->ops.score)
-        return;
     for (i = st->ntop; i > 0 && st->top[i - 1].score < sc; i--)
         if (i < EXPLAIN_TOP)
             st->top[i] = st->top[i - 1];
@@ -458,8 +467,17 @@ static void top_push (struct rp_match *x, struct req *q, rp_vertex_t c,
     }
 }
 
-static int found_push (struct rp_match *x, struct req *q, rp_vertex_t c,
-                       int64_t sc)
+/* top_keep with an explanation asked of a policy that scores: the test
+ * inline, as a found leaf asks it. */
+static inline void top_push (struct rp_match *x, struct req *q, rp_vertex_t c,
+                             int64_t sc)
+{
+    if (x->m->explain && x->ops.score)
+        top_keep (x, q, c, sc);
+}
+
+static inline int found_push (struct rp_match *x, struct req *q, rp_vertex_t c,
+                              int64_t sc)
 {
     if (q->nmarks == q->markcap
         && match_grow ((void **)&q->marks, &q->markcap, sizeof (*q->marks)) < 0)
@@ -652,7 +670,7 @@ done:
     return rc;
 }
 
-/* Whether q's candidates may be taken by leaf_candidate: leaves taken
+/* Whether q's candidates may be taken by leaf_run_take: leaves taken
  * together (q->leaves: no prune, nothing below, every vertex of q's type
  * a leaf), found in walk order with no first pass (no score asked per
  * candidate, no order_candidates), and no constraint to check at them. */
@@ -661,18 +679,53 @@ static bool leaf_run (const struct rp_match *x, const struct req *q)
     return q->leaves && !reorders (x, q) && !x->constraint;
 }
 
-/* A candidate c of q where leaf_run holds, as candidate () and
- * unit_place () decide it without what cannot apply (no score, prune,
- * first pass, constraint or children): W_GO, W_STOP or -1. */
-static int leaf_candidate (struct rp_match *x, struct req *q, rp_vertex_t c,
-                           size_t pu)
+/* Room for n more elements of size in *p, used of *cap in use. */
+static int room (void **p, size_t *cap, size_t used, size_t size, size_t n)
 {
-    struct mark mk;
+    while (*cap - used < n)
+        if (match_grow (p, cap, size) < 0)
+            return -1;
+    return 0;
+}
+
+/* leaf_room when some log has to grow. */
+static int leaf_grow (struct rp_match *x, struct req *q, size_t n)
+{
+    struct rp_matcher *m = x->m;
+
+    if (room ((void **)&x->units, &x->unitcap, x->nunits, sizeof (*x->units), n)
+        || room ((void **)&x->log, &x->logcap, x->nlog, sizeof (*x->log), n)
+        || room ((void **)&m->pend, &m->pendcap, m->npend, sizeof (*m->pend), n)
+        || room ((void **)&q->marks, &q->markcap, q->nmarks, sizeof (*q->marks),
+                 n))
+        return match_nomem (x);
+    return 0;
+}
+
+/* Room in the logs for n more leaves of q: their units, holds, places
+ * among the pending leaves and marks (the test inline, as it is asked per
+ * run): 0, or -1 out of memory. */
+static inline int leaf_room (struct rp_match *x, struct req *q, size_t n)
+{
+    if (x->unitcap - x->nunits >= n && x->logcap - x->nlog >= n
+        && x->m->pendcap - x->m->npend >= n && q->markcap - q->nmarks >= n)
+        return 0;
+    return leaf_grow (x, q, n);
+}
+
+/* Leaf c of q, a child of v that the state would take (gstate_leaf_takes),
+ * as candidate () and unit_place () decide it where leaf_run holds
+ * (nothing to score, prune, pass first, constrain or place below): one
+ * unit of q under pu, its hold logged for pend_apply (match_take_logged),
+ * v's ancestors held from the first leaf on (match_hold_ancestors), and
+ * found (found_push), all written in place: W_GO, W_STOP or -1. */
+static int leaf_take (struct rp_match *x, struct req *q, rp_vertex_t v,
+                      rp_vertex_t c, size_t pu)
+{
+    struct mark mk = mark_get (x);
     size_t u;
     int rc;
 
-    if (!gstate_leaf_takes (x->s, c))
-        return candidate (x, q, c, pu);
     q->st.considered++;
     if (!id_ok (q, x->g, c)) {
         q->st.id++;
@@ -686,22 +739,130 @@ static int leaf_candidate (struct rp_match *x, struct req *q, rp_vertex_t c,
         q->st.busy++;
         return W_GO;
     }
-    mk = mark_get (x);
-    if ((u = match_unit_push (x, q, c, pu, 0)) == NO_UNIT)
+    if (leaf_room (x, q, 1) < 0)
         return -1;
-    if ((rc = pend_take (x, c, u)) > 0)
-        rc = match_hold_ancestors (x, c, u);
-    if (rc <= 0)
+    u = x->nunits++;
+    x->units[u] = (struct unit){ .req = q, .parent = pu, .v = c };
+    match_log_hold (x, c, graph_size (x->g, c), true, HOLD_UNIT, u, WHOLE_PART);
+    x->m->pend[x->m->npend++] = x->nlog - 1;
+    if (!held (x, v) && (rc = match_hold_ancestors (x, c, u)) <= 0) {
         rollback (x, mk);
-    if (rc < 0)
-        return -1;
-    if (rc == 0) {
+        if (rc < 0)
+            return -1;
         q->st.nofit++;
         return W_GO;
     }
-    if (found_push (x, q, c, 0) < 0)
-        return -1;
+    q->marks[q->nmarks++] = mark_get (x);
+    x->found++;
+    top_push (x, q, c, 0);
     return x->found >= q->limit ? W_STOP : W_GO;
+}
+
+/* Whether c, a leaf of q's type beside one that gstate_leaf_takes
+ * accepted (their parent up on its path), would be taken too: the same
+ * answer from the state's counters inline (graph_impl.h's st_free: up,
+ * not shared, nothing used), a call less per leaf of a run. */
+static inline bool sibling_takes (const struct rp_match *x, rp_vertex_t c)
+{
+    uint64_t size = graph_size (x->g, c);
+
+    return size > 0 && st_free (x->s, c) == size;
+}
+
+/* The child after f->kids[f->pos] in walk order, into *c, when it is a
+ * leaf of q's type that the state would take beside it (sibling_takes),
+ * f->pos moved to it: what the fit search would find next, one
+ * comparison instead of a search.  False: the run ends there (nothing
+ * moved), the search takes over. */
+static inline bool next_sibling (const struct rp_match *x, const struct req *q,
+                                 struct gfit *f, rp_vertex_t *c)
+{
+    size_t i = f->pos;
+
+    if (f->high ? i == 0 : i + 1 >= f->n[0])
+        return false;
+    i = f->high ? i - 1 : i + 1;
+    *c = f->kids[i];
+    if (graph_type_index (x->g, *c) != q->t || !sibling_takes (x, *c))
+        return false;
+    f->pos = i;
+    return true;
+}
+
+/* The rest of a run, v (the leaves' parent) held: each leaf next_sibling
+ * gives one unit of q under pu, as leaf_take would make it with no
+ * ancestor left to hold, up to q's limit; room made once for as many as
+ * could be taken, the logs' ends kept in locals, written back at the end.
+ * W_GO or W_STOP (-1: out of memory). */
+static int leaf_run_rest (struct rp_match *x, struct req *q, size_t pu,
+                          struct gfit *f)
+{
+    struct rp_matcher *m = x->m;
+    size_t left = f->high ? f->pos : f->n[0] - 1 - f->pos;
+    uint64_t want = q->limit - x->found, found = x->found;
+    size_t nu, nl, np, nm;
+    rp_vertex_t c;
+    int rc = W_GO;
+
+    if (leaf_room (x, q, want < left ? (size_t)want : left) < 0)
+        return -1;
+    nu = x->nunits, nl = x->nlog, np = m->npend, nm = q->nmarks;
+    while (next_sibling (x, q, f, &c)) {
+        q->st.considered++;
+        if (!id_ok (q, x->g, c)) {
+            q->st.id++;
+            continue;
+        }
+        if (held (x, c)) {
+            q->st.busy++;
+            continue;
+        }
+        x->units[nu] = (struct unit){ .req = q, .parent = pu, .v = c };
+        /* match_log_hold's hold of a vertex not held yet */
+        x->log[nl] = (struct hold){ .v = c,
+                                    .kind = HOLD_UNIT,
+                                    .exclusive = true,
+                                    .marked = true,
+                                    .whole = WHOLE_PART,
+                                    .amount = graph_size (x->g, c),
+                                    .unit = nu++ };
+        m->mark[c] = m->epoch;
+        m->pend[np++] = nl++;
+        q->marks[nm++] = (struct mark){ .nlog = nl, .nunits = nu };
+        top_push (x, q, c, 0);
+        if (++found >= q->limit) {
+            rc = W_STOP;
+            break;
+        }
+    }
+    x->nunits = nu, x->nlog = nl, m->npend = np, q->nmarks = nm;
+    x->found = found;
+    return rc;
+}
+
+/* The leaves of q from f->kids[f->pos], which the fit search found below
+ * v, where leaf_run holds: each taken (leaf_take) while the children that
+ * follow it in walk order are of q's type and the state would take them
+ * (next_sibling), f->pos moved to the last one looked at, so that the
+ * search goes on past them (the leaves' takes wait for pend_apply: the
+ * state the search reads has not changed).  Once a leaf held v's
+ * ancestors, the rest of the run is leaf_run_rest.  A leaf the state
+ * would not take is a candidate ().  W_GO, W_STOP or -1. */
+static int leaf_run_take (struct rp_match *x, struct req *q, rp_vertex_t v,
+                          size_t pu, struct gfit *f)
+{
+    rp_vertex_t c = f->kids[f->pos];
+    int rc;
+
+    if (!gstate_leaf_takes (x->s, c))
+        return candidate (x, q, c, pu);
+    do {
+        if ((rc = leaf_take (x, q, v, c, pu)) != W_GO)
+            return rc;
+        if (held (x, v))
+            return leaf_run_rest (x, q, pu, f);
+    } while (next_sibling (x, q, f, &c));
+    return W_GO;
 }
 
 /* Visit the children of v that may hold one unit of q. */
@@ -717,7 +878,7 @@ static int walk (struct rp_match *x, struct req *q, rp_vertex_t v, size_t pu)
     for (rp_vertex_t c = gstate_fit_first (&f, x->s, v, q->walk, order);
          c != RP_VERTEX_NONE; c = gstate_fit_next (&f)) {
         int rc = leaves && graph_type_index (x->g, c) == q->t
-                     ? leaf_candidate (x, q, c, pu)
+                     ? leaf_run_take (x, q, v, pu, &f)
                      : visit (x, q, c, pu);
         if (rc != W_GO)
             return rc;
@@ -1124,7 +1285,7 @@ static int units_place (struct rp_match *x, struct req *q, rp_vertex_t at,
         if (retake (x, q, pu) < 0)
             return -1;
     }
-    if (!match_count_largest (q, x->found, &n))
+    if (!match_count_take (q, x->found, &n))
         return 0;
     if (n < x->found) {
         rollback (x, q->marks[n - 1]);
@@ -1199,7 +1360,8 @@ static int place (struct rp_match *x, struct req *q, rp_vertex_t at, size_t pu)
     x->cur = q;
     x->found = 0;
     q->nmarks = 0;
-    rp_accum_clear (q->acc);
+    if (reordering (x) || q->pool) /* no other place pushes to it */
+        rp_accum_clear (q->acc);
     rc = q->pool ? pool_place (x, q, at, pu) : units_place (x, q, at, pu);
     if (rc > 0 && pend_apply (x) < 0)
         rc = -1;
@@ -1227,9 +1389,12 @@ int match_run (struct rp_match *x)
     x->filtered = 0;
     x->failed = NULL;
     x->m->npend = 0;
-    memset (x->pruned, 0, x->m->ntypes * sizeof (*x->pruned));
-    for (size_t i = 0; i < x->nreqs; i++)
-        memset (&x->all[i].st, 0, sizeof (x->all[i].st));
+    if (x->ops.prune) /* only prune counts; setup zeroed them */
+        memset (x->pruned, 0, x->m->ntypes * sizeof (*x->pruned));
+    for (size_t i = 0; i < x->nreqs; i++) { /* top[] is read to ntop */
+        memset (&x->all[i].st, 0, offsetof (struct req_stats, top));
+        x->all[i].st.ntop = 0;
+    }
     for (struct req *q = x->reqs; q; q = q->next) {
         int rc = place (x, q, root, NO_UNIT);
         if (rc <= 0) {

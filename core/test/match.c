@@ -275,6 +275,27 @@ static const struct vdef oddid_graph[] = {
     { NULL, 0, 0, NULL, 0, 0, NULL },
 };
 
+/* cluster > node0 (rank 0) > core0, core1, gpu0, core2-5, and node1
+ * (rank 1) > core0-3: a GPU between a node's cores, which ends a run of
+ * free cores (match_walk.c, leaf_run_take). */
+static const struct vdef runs_graph[] = {
+    { "cluster", 0, 1, NULL, -1, -1, NULL }, /* 0 */
+    { "node", 0, 1, NULL, 0, 0, NULL },      /* 1 */
+    { "core", 0, 1, NULL, 1, -1, NULL },
+    { "core", 1, 1, NULL, 1, -1, NULL },
+    { "gpu", 0, 1, NULL, 1, -1, NULL },
+    { "core", 2, 1, NULL, 1, -1, NULL },
+    { "core", 3, 1, NULL, 1, -1, NULL },
+    { "core", 4, 1, NULL, 1, -1, NULL },
+    { "core", 5, 1, NULL, 1, -1, NULL },
+    { "node", 1, 1, NULL, 0, 1, NULL }, /* 9 */
+    { "core", 0, 1, NULL, 9, -1, NULL },
+    { "core", 1, 1, NULL, 9, -1, NULL },
+    { "core", 2, 1, NULL, 9, -1, NULL },
+    { "core", 3, 1, NULL, 9, -1, NULL },
+    { NULL, 0, 0, NULL, 0, 0, NULL },
+};
+
 static struct rp_graph *graph_build (const struct vdef *def)
 {
     struct rp_graph *g = rp_graph_create ();
@@ -319,6 +340,8 @@ static struct rp_matcher *matcher (const char *spec)
         g = graph_build (switch_graph);
     else if (strcmp (spec, "storage") == 0)
         g = graph_build (storage_graph);
+    else if (strcmp (spec, "runs") == 0)
+        g = graph_build (runs_graph);
     else if (strcmp (spec, "oddid") == 0)
         g = graph_build (oddid_graph);
     else if (spec[0] == '{' && !(g = rp_graph_decode_rset (spec, &e)))
@@ -555,6 +578,17 @@ static const struct seq seqs[] = {
         "ENODEV: needs 1 slot of 2 batteries, 0 fit",
         "ENODEV: needs 1 slot of 2 relays, 0 fit",
         "ENODEV: needs 1 slot of 2 benches, 0 fit", "0:-", "0:- 1:-" } },
+    { "runs of free cores: ended by a GPU, a held core, an id, the last "
+      "child",
+      "runs",
+      { "a " L (SLOT ("1", CORE ("2"))), "a " L (SLOT ("1", CORE ("1"))), "f 1",
+        "a " L (SLOT ("1", CORE ("4"))), "a " L (SLOT ("1", CORE ("2"))),
+        "a " L (SLOT ("1", CORE ("1"))),
+        "a " L (SLOT ("1", "{type: core, count: 1, id: \"3\"}")),
+        "a " L (SLOT ("1", CORE ("1"))), "f 3", "f 4", "f 5",
+        "a " L (SLOT ("1", CORE ("1+"))), NULL },
+      { "0:c0-1", "0:c2", "ok", "0:c0-1,3-4", "1:c0-1", "0:c5", "1:c3", "1:c2",
+        "ok", "ok", "ok", "0:c0-1,3-5" } },
     { "first fit, slots, exclusive nodes",
       G1,
       { "a " L (SLOT ("2", CORE ("4"))),
@@ -1335,6 +1369,11 @@ static const struct pcase pcases[] = {
       0,
       L (SLOT ("1", CORE ("1"))),
       "3:c7" },
+    { "order HIGH: a run of cores down a socket, then the next socket",
+      { .order = RP_MATCH_HIGH, .stop_after = 1 },
+      0,
+      L (SLOT ("1", CORE ("5"))),
+      "3:c3-7" },
     { "order LOW, stop_after 1",
       { .order = RP_MATCH_LOW, .stop_after = 1 },
       0,
