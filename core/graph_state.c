@@ -300,9 +300,8 @@ static uint64_t blk_member (const struct rp_gstate *s, rp_vertex_t p,
  * that reaches cap: blk_member's answer with the arrays read from
  * locals, in two straight passes (from..hi, then lo..from). */
 static uint64_t blk_recount_kids (const struct rp_gstate *s,
-                                  const rp_vertex_t *kids, size_t lo,
-                                  size_t hi, size_t from, size_t t,
-                                  uint64_t cap)
+                                  const rp_vertex_t *kids, size_t lo, size_t hi,
+                                  size_t from, size_t t, uint64_t cap)
 {
     const struct rp_graph *g = s->g;
     const struct vertex *vx = g->v;
@@ -793,9 +792,8 @@ struct leaf_group {
 /* Group g done: p's aggregate row and d of its type, its entry's
  * summaries from its last leaf. */
 static void leaf_group_done (struct rp_gstate *s, rp_vertex_t p, uint64_t *row,
-                             int64_t *d, const size_t *nl,
-                             const uint64_t *off, int L,
-                             const struct leaf_group *g)
+                             int64_t *d, const size_t *nl, const uint64_t *off,
+                             int L, const struct leaf_group *g)
 {
     row[g->t] -= g->sum;
     d[g->t] -= (int64_t)g->sum;

@@ -140,11 +140,11 @@ static size_t slot_above (const struct rp_match *x, size_t u)
 
 /* Why a unit is refused (refuse_unit). */
 enum unit_fault {
-    MISPLACED,  /* a slot outside its parent */
-    NOT_A,      /* of another type */
-    NOT_BELOW,  /* outside its parent unit's vertex */
-    NOT_HELD,   /* not held, or not as asked */
-    OUTSIDE,    /* outside its slot's target */
+    MISPLACED, /* a slot outside its parent */
+    NOT_A,     /* of another type */
+    NOT_BELOW, /* outside its parent unit's vertex */
+    NOT_HELD,  /* not held, or not as asked */
+    OUTSIDE,   /* outside its slot's target */
 };
 
 /* Refuse unit u, its vertex named (copied first: a default name lives in
