@@ -153,16 +153,17 @@ static int levels (const struct rp_graph *g, rp_vertex_t p, size_t *n,
                    uint64_t *off)
 {
     uint64_t o = g->blk_off[g->iidx[p]];
+    size_t T = ntypes (g), k = nkids (g, p);
     int L = 0;
     if (o == UINT64_MAX)
         return 0;
-    n[0] = nkids (g, p);
-    do {
-        L++;
-        n[L] = level_next (n[L - 1]);
+    n[0] = k;
+    do { /* from locals: a store to off[] may change n[] */
+        k = level_next (k);
+        n[++L] = k;
         off[L] = o;
-        o += n[L] * ntypes (g);
-    } while (n[L] > BLOCK);
+        o += k * T;
+    } while (k > BLOCK);
     return L;
 }
 
@@ -261,11 +262,14 @@ static void memo_drop (struct rp_gstate *s, rp_vertex_t d)
             s->memo[i].p = NONE;
 }
 
-/* Leaves of p were taken whole (at most n of them): a kept search of
- * p with a need whose child found is among them begins after them next
- * time (a taken leaf has nothing free, so it fits no need).  first: a
- * slot's 4 cores found again from the next core, not the taken ones. */
-static void memo_taken (struct rp_gstate *s, rp_vertex_t p, size_t n)
+/* Leaves run[0..n) of p were taken whole: a kept search of p with a
+ * need whose child found is among them begins after them next time (a
+ * taken leaf has nothing free, so it fits no need).  first: a slot's 4
+ * cores found again from the next core, not the taken ones.  A child
+ * that is the run's leaf of the same rank is known taken, its state not
+ * read. */
+static void memo_taken (struct rp_gstate *s, rp_vertex_t p,
+                        const rp_vertex_t *run, size_t n)
 {
     const struct rp_graph *g = s->g;
 
@@ -277,7 +281,7 @@ static void memo_taken (struct rp_gstate *s, rp_vertex_t p, size_t n)
         const rp_vertex_t *kids = &g->child[g->child_off[p]];
         for (size_t a = 0; a < n && idx < k; a++, idx++) {
             rp_vertex_t c = kids[m->high ? k - 1 - idx : idx];
-            if (g->iidx[c] != NONE || st_free (s, c) > 0)
+            if (c != run[a] && (g->iidx[c] != NONE || st_free (s, c) > 0))
                 break;
         }
         m->idx = (uint32_t)idx;
@@ -315,13 +319,16 @@ static uint64_t blk_recount_kids (const struct rp_gstate *s,
     for (int pass = 0; pass < 2; pass++, i = lo, end = from) {
         for (; i < end && max < cap; i++) {
             rp_vertex_t c = kids[i];
-            uint64_t v = 0;
-            if (state[c] == RP_VERTEX_UP) {
-                if (iidx[c] != NONE)
-                    v = agg[(size_t)iidx[c] * T + t];
-                else if (vx[c].type == t && shared[c] == 0)
-                    v = vx[c].size - used[c];
-            }
+            uint64_t v;
+            if (iidx[c] != NONE)
+                v = state[c] == RP_VERTEX_UP ? agg[(size_t)iidx[c] * T + t] : 0;
+            else if (used[c] == vx[c].size)
+                continue; /* a leaf taken whole: 0, read at two loads */
+            else
+                v = state[c] == RP_VERTEX_UP && vx[c].type == t
+                            && shared[c] == 0
+                        ? vx[c].size - used[c]
+                        : 0;
             max = v > max ? v : max;
         }
     }
@@ -849,7 +856,7 @@ static size_t leaf_run_changed (struct rp_gstate *s, const rp_vertex_t *v,
         grp.pos = pos;
     }
     leaf_group_done (s, p, row, d, nl, off, L, &grp);
-    memo_taken (s, p, j - i);
+    memo_taken (s, p, &v[i], j - i);
     if (touch)
         gindex_touch (s, p);
     if (st_up (s, p)) /* every d[t] marked is below 0: a leaf taken has
