@@ -772,7 +772,7 @@ static inline bool leaf_takes (const struct rp_gstate *s, rp_vertex_t v)
     const struct rp_graph *g = s->g;
 
     return g && v < g->n && g->iidx[v] == NONE && g->v[v].size > 0
-           && s->shared[v] == 0 && s->used[v] == 0
+           && (s->shared[v] | s->used[v]) == 0
            && (s->nnotup == 0 || gstate_path_up (s, v));
 }
 
@@ -803,14 +803,15 @@ struct leaf_group {
 
 /* Group g done: p's aggregate row and d of its type, its entry's
  * summaries from its last leaf. */
-static void leaf_group_done (struct rp_gstate *s, rp_vertex_t p, uint64_t *row,
-                             int64_t *d, const size_t *nl, const uint64_t *off,
-                             int L, const struct leaf_group *g)
+static inline void leaf_group_done (struct rp_gstate *s, rp_vertex_t p,
+                                    uint64_t *row, int64_t *d, const size_t *nl,
+                                    const uint64_t *off, int L,
+                                    struct leaf_group g)
 {
-    row[g->t] -= g->sum;
-    d[g->t] -= (int64_t)g->sum;
+    row[g.t] -= g.sum;
+    d[g.t] -= (int64_t)g.sum;
     if (L > 0)
-        blk_leaf_changed (s, p, nl, off, L, g->last, g->pos, g->t, g->before);
+        blk_leaf_changed (s, p, nl, off, L, g.last, g.pos, g.t, g.before);
 }
 
 /* The leaves v[i..n) that share v[i]'s parent p, their counters already
@@ -847,11 +848,9 @@ static size_t leaf_run_changed (struct rp_gstate *s, const rp_vertex_t *v,
                       : child_pos_cached (s, c);
             e = pos / BLOCK;
         }
-        if (touch)
-            gindex_touch (s, c);
         if (e != grp.entry || t != grp.t) {
             if (grp.entry != SIZE_MAX)
-                leaf_group_done (s, p, row, d, nl, off, L, &grp);
+                leaf_group_done (s, p, row, d, nl, off, L, grp);
             grp = (struct leaf_group){ .entry = e, .t = t };
             live |= 1ull << t;
         }
@@ -860,8 +859,10 @@ static size_t leaf_run_changed (struct rp_gstate *s, const rp_vertex_t *v,
         grp.last = c;
         grp.pos = pos;
     }
-    leaf_group_done (s, p, row, d, nl, off, L, &grp);
+    leaf_group_done (s, p, row, d, nl, off, L, grp);
     memo_taken (s, p, &v[i], j - i);
+    for (size_t a = i; touch && a < j; a++) /* marks: after the loop */
+        gindex_touch (s, v[a]);
     if (touch)
         gindex_touch (s, p);
     if (st_up (s, p)) /* every d[t] marked is below 0: a leaf taken has
