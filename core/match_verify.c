@@ -288,15 +288,17 @@ static int verify_children (struct rp_match *x, const struct req *first,
 }
 
 /* counts[(parent unit + 1) * k + child index]: units of each child
- * request under each parent unit (0: the top level); a unit whose
- * request has none (a core) skipped at one load. */
-static int verify_counts (struct rp_match *x, const uint64_t *counts, size_t k)
+ * request under each parent unit (0: the top level); the units whose
+ * requests have children are among units[lo..hi) (a slot's cores are
+ * not looked at again). */
+static int verify_counts (struct rp_match *x, const uint64_t *counts, size_t k,
+                          size_t lo, size_t hi)
 {
     const struct unit *u = x->units;
 
     if (verify_children (x, x->reqs, counts) < 0)
         return -1;
-    for (size_t p = 0; p < x->nunits; p++)
+    for (size_t p = lo; p < hi; p++)
         if (u[p].req->child
             && verify_children (x, u[p].req->child, &counts[(p + 1) * k]) < 0)
             return -1;
@@ -321,7 +323,7 @@ static uint64_t *verify_scratch (struct rp_matcher *m, size_t size)
 
 int match_verify (struct rp_match *x)
 {
-    size_t k = 1, n = x->nunits;
+    size_t k = 1, n = x->nunits, lo = n, hi = 0;
     uint64_t *counts = NULL, *pool = NULL;
     struct vcache vc = { .pu = NO_UNIT, .s = NO_UNIT, .tp = NONE, .tt = NONE };
     int rc = -1;
@@ -341,12 +343,17 @@ int match_verify (struct rp_match *x)
     if (verify_holds (x, pool, n) < 0)
         goto done;
     for (size_t i = 0; i < n; i++) {
-        size_t p = x->units[i].parent == NO_UNIT ? 0 : x->units[i].parent + 1;
-        counts[p * k + x->units[i].req->index]++;
+        const struct unit *u = &x->units[i];
+        counts[(u->parent == NO_UNIT ? 0 : u->parent + 1) * k
+               + u->req->index]++;
+        if (u->req->child) {
+            lo = lo < i ? lo : i;
+            hi = i + 1;
+        }
         if (verify_unit (x, i, pool, &vc) < 0)
             goto done;
     }
-    rc = verify_counts (x, counts, k);
+    rc = verify_counts (x, counts, k, lo, hi);
 done:
     for (size_t i = 0; i < x->nlog; i++)
         x->m->where[x->log[i].v] = 0;

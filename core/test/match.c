@@ -1276,16 +1276,19 @@ static rp_vertex_t fake_find (const struct rp_match *x, const char *type,
 }
 
 /* Modes 5 and up: a proposal that the pre-commit check must refuse.
- * While the second top-level request is scored, the first one's units
- * (a slot at a node, two cores below it) are spoiled, once: the walk of
- * the second goes on, the check sees the spoiled units. */
+ * While the second top-level request is scored (mode 11: its cores,
+ * below its slot's unit 3), the first one's units (a slot at a node, two
+ * cores below it) are spoiled, once: the walk of the second goes on, the
+ * check sees the spoiled units. */
 static void fake_spoil (const struct rp_match *m)
 {
     struct rp_match *x = (struct rp_match *)m;
     rp_vertex_t node = x->nunits >= 3 ? x->units[0].v : RP_VERTEX_NONE;
+    const struct req *when =
+        fake.mode == 11 ? x->reqs->next->child : x->reqs->next;
 
     if (fake.mode < 5 || fake.spoiled || node == RP_VERTEX_NONE
-        || x->cur != x->reqs->next)
+        || x->cur != when)
         return;
     fake.spoiled = true;
     switch (fake.mode) {
@@ -1306,6 +1309,9 @@ static void fake_spoil (const struct rp_match *m)
         break;
     case 10: /* a core counted at the top level, not in its slot */
         x->units[2].parent = NO_UNIT;
+        break;
+    case 11: /* a core counted in the second slot, not in its own */
+        x->units[2].parent = 3;
         break;
     }
 }
@@ -1465,6 +1471,8 @@ static const struct pcase pcases[] = {
     SPOILED ("a vertex held that is down", 9, "core1 is not up"),
     SPOILED ("a count the jobspec does not ask", 10,
              "2 slots where the jobspec asks 1"),
+    SPOILED ("a slot's count the jobspec does not ask", 11,
+             "1 core where the jobspec asks 2"),
 };
 
 static void test_policies (void)
