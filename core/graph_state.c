@@ -170,7 +170,8 @@ static int levels (const struct rp_graph *g, rp_vertex_t p, size_t *n,
 /* graph_child_pos (c), read at c's place among its parent's children
  * when the children's handles are consecutive there (a node's cores: a
  * load, where the search took 35 instructions). */
-static size_t child_pos_near (const struct rp_graph *g, rp_vertex_t c)
+static size_t __attribute__ ((noinline))
+child_pos_near (const struct rp_graph *g, rp_vertex_t c)
 {
     rp_vertex_t p = parent_of (g, c);
     if (p != NONE) {
@@ -185,7 +186,7 @@ static size_t child_pos_near (const struct rp_graph *g, rp_vertex_t c)
 /* child_pos through the state's cache: positions never change after
  * finalize, and one binary search among 16,384 children was a fifth of
  * a whole-node match. */
-static size_t child_pos_cached (struct rp_gstate *s, rp_vertex_t c)
+static inline size_t child_pos_cached (struct rp_gstate *s, rp_vertex_t c)
 {
     size_t k = c % POS_CACHE;
     if (s->pos_v[k] != c + 1) {

@@ -68,11 +68,14 @@ static int refuse (struct rp_match *x, const char *fmt, ...)
 static int verify_whole (struct rp_match *x, size_t i, size_t *end)
 {
     const struct hold *h = &x->log[i];
-    size_t n = 1, k = SIZE_MAX;
+    size_t n = 1, k = SIZE_MAX, nlog = x->nlog;
+    bool fill = true;
 
-    for (; i + n < x->nlog && h[n].whole == WHOLE_PART; n++)
-        if ((h[n].kind != HOLD_FILL || !h[n].exclusive) && k == SIZE_MAX)
-            k = n;
+    for (; i + n < nlog && h[n].whole == WHOLE_PART; n++)
+        fill &= h[n].kind == HOLD_FILL && h[n].exclusive;
+    for (size_t j = 1; !fill && j < n && k == SIZE_MAX; j++) /* the first not */
+        if (h[j].kind != HOLD_FILL || !h[j].exclusive)
+            k = j;
     if (k == SIZE_MAX)
         k = gstate_whole_check (x->s, &h->v, sizeof (*h), n, !x->sat,
                                 x->m->where, (uint32_t)i + 1);
@@ -276,8 +279,8 @@ refuse_count (struct rp_match *x, const struct req *c, uint64_t n)
 
 /* The counts of the child requests from first on under one parent unit,
  * counts[c->index] of each. */
-static int verify_children (struct rp_match *x, const struct req *first,
-                            const uint64_t *counts)
+static inline int verify_children (struct rp_match *x, const struct req *first,
+                                   const uint64_t *counts)
 {
     for (const struct req *c = first; c; c = c->next) {
         uint64_t n = counts[c->index];
@@ -303,6 +306,14 @@ static int verify_counts (struct rp_match *x, const uint64_t *counts, size_t k,
             && verify_children (x, u[p].req->child, &counts[(p + 1) * k]) < 0)
             return -1;
     return 0;
+}
+
+/* where[] of the n holds of log back to 0 (from locals: the stores
+ * kept x's fields from staying in registers). */
+static void verify_forget (uint32_t *where, const struct hold *log, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        where[log[i].v] = 0;
 }
 
 /* The matcher's scratch of size zeroed entries, or NULL (ENOMEM). */
@@ -355,7 +366,6 @@ int match_verify (struct rp_match *x)
     }
     rc = verify_counts (x, counts, k, lo, hi);
 done:
-    for (size_t i = 0; i < x->nlog; i++)
-        x->m->where[x->log[i].v] = 0;
+    verify_forget (x->m->where, x->log, x->nlog);
     return rc;
 }
