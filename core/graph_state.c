@@ -94,10 +94,12 @@
  * arrays from locals in two straight passes, not through blk_member (the
  * state's summaries built at load with it too); a child's place is read
  * at c - first child when the handles are consecutive there (a node's
- * cores), before the binary search.  "first", a slot of 4 cores on 1,024
- * nodes:
- * gstate_take_leaves 1,562 -> 1,276 instructions per command; building
- * the state of 1,024 nodes 11.8 -> 8.9 million.
+ * cores), before the binary search; a rescan passes a leaf taken whole
+ * at two loads, and the search kept past a run reads the run's leaves as
+ * taken; an ancestor whose children changed in one type updates its
+ * summaries as blk_update does.  "first", a slot of 4 cores on 1,024
+ * nodes: gstate_take_leaves 1,562 -> 1,096 instructions per command;
+ * building the state of 1,024 nodes 11.8 -> 8.9 million.
  *
  * Decisions.  The state counts the vertices that are not up, so the
  * ancestor check costs nothing while all are up and O(depth) otherwise.

@@ -20,9 +20,12 @@
  * A slot's units share their parent unit and their vertices' parent:
  * the slot above a unit and the target it must be in are found once for
  * the run, not climbed to per unit; a hold reads the states only when
- * some vertex is not up (the state counts them); the refusals are
- * formatted out of line.  A slot of 4 cores on 1,024 nodes under
- * "first": 1,035 -> 848 instructions per command, the same refusals.
+ * some vertex is not up (the state counts them); the counts of child
+ * requests are read for the units whose requests have children only;
+ * the refusals are formatted out of line.  A slot of 4 cores on 1,024
+ * nodes under "first": 1,035 -> 788 instructions per command, the same
+ * refusals (test_match spoils a proposal after the walk placed it and
+ * pins each message).
  */
 #include <errno.h>
 #include <stdarg.h>
