@@ -34,6 +34,7 @@
 #include "respol/match.h"
 
 #include "core/graph_private.h"
+#include "core/match_private.h" /* a proposal spoiled (fake_spoil) */
 #include "core/plugin_private.h"
 #include "core/test/allocs.h"
 #include "t/tap/tap.h"
@@ -1256,6 +1257,7 @@ struct fake {
     int64_t core_rank;            /* the lowest rank scored for a core */
     bool sat;
     int rows_bad; /* calls where the *_needs / *_frees rows differed */
+    bool spoiled; /* fake_spoil did */
 };
 
 /* Whether rp_match_unit_needs and rp_match_subtree_frees give, at v, what
@@ -1287,6 +1289,67 @@ static bool rows_agree (const struct rp_match *m, rp_vertex_t v)
 
 static struct fake fake;
 
+/* A vertex of type `type` that is (or is not) below `a`, and not held by
+ * the match in progress; NONE when none. */
+static rp_vertex_t fake_find (const struct rp_match *x, const char *type,
+                              rp_vertex_t a, bool inside)
+{
+    const struct rp_graph *g = x->g;
+    int t = rp_graph_type_index (g, type);
+
+    for (rp_vertex_t v = 0; v < rp_graph_nvertices (g); v++) {
+        bool in = false;
+        for (rp_vertex_t u = v; u != RP_VERTEX_NONE && !in;
+             u = rp_graph_parent (g, u))
+            in = u == a;
+        if (rp_graph_vertex_type_index (g, v) == t && in == inside
+            && !held (x, v))
+            return v;
+    }
+    return RP_VERTEX_NONE;
+}
+
+/* Modes 5 and up: a proposal that the pre-commit check must refuse.
+ * While the second top-level request is scored (mode 11: its cores,
+ * below its slot's unit 3), the first one's units (a slot at a node, two
+ * cores below it) are spoiled, once: the walk of the second goes on, the
+ * check sees the spoiled units. */
+static void fake_spoil (const struct rp_match *m)
+{
+    struct rp_match *x = (struct rp_match *)m;
+    rp_vertex_t node = x->nunits >= 3 ? x->units[0].v : RP_VERTEX_NONE;
+    const struct req *when =
+        fake.mode == 11 ? x->reqs->next->child : x->reqs->next;
+
+    if (fake.mode < 5 || fake.spoiled || node == RP_VERTEX_NONE
+        || x->cur != when)
+        return;
+    fake.spoiled = true;
+    switch (fake.mode) {
+    case 5: /* of another type */
+        x->units[1].v = node;
+        break;
+    case 6: /* a core of its node that it does not hold */
+        x->units[1].v = fake_find (x, "core", node, true);
+        break;
+    case 7: /* a core of another node */
+        x->units[1].v = fake_find (x, "core", node, false);
+        break;
+    case 8: /* the slot outside every target */
+        x->units[0].v = rp_graph_root (x->g);
+        break;
+    case 9: /* a core held that went down */
+        gstate_set_state (x->s, x->units[2].v, RP_VERTEX_DOWN);
+        break;
+    case 10: /* a core counted at the top level, not in its slot */
+        x->units[2].parent = NO_UNIT;
+        break;
+    case 11: /* a core counted in the second slot, not in its own */
+        x->units[2].parent = 3;
+        break;
+    }
+}
+
 static int fake_score (struct rp_plugin *p, const struct rp_match *m,
                        rp_vertex_t v, int64_t *score)
 {
@@ -1294,6 +1357,7 @@ static int fake_score (struct rp_plugin *p, const struct rp_match *m,
     int core = rp_graph_type_index (g, "core");
 
     fake.calls++;
+    fake_spoil (m);
     if (rp_match_request_type (m) == -1) {
         if (rp_match_count_need (m) > fake.slot_count_need)
             fake.slot_count_need = rp_match_count_need (m);
@@ -1363,6 +1427,14 @@ struct pcase {
     const char *expect;
 };
 
+/* fake_spoil's mode: the proposal of two slots refused with msg. */
+#define SPOILED(name, mode, msg)                                               \
+    {                                                                          \
+        "refused: " name, { .score = fake_score }, mode,                       \
+            L (SLOT ("1", CORE ("2")) "," OSLOT ("1", CORE ("1"))),            \
+            "EPROTO: policy 'fake': proposal refused: " msg                    \
+    }
+
 static const struct pcase pcases[] = {
     { "order HIGH",
       { .order = RP_MATCH_HIGH, .stop_after = 1 },
@@ -1430,6 +1502,16 @@ static const struct pcase pcases[] = {
       0,
       L (SLOT ("1", CORE ("1"))),
       "EPROTO: policy 'fake': unknown order 9" },
+    /* the pre-commit check: a proposal spoiled after the walk placed it */
+    SPOILED ("a unit of another type", 5, "node3 is not a core"),
+    SPOILED ("a unit not held", 6, "core2 is not held exclusively"),
+    SPOILED ("a unit outside its parent", 7, "core0 is not below node3"),
+    SPOILED ("a slot outside every target", 8, "slot at cluster0: misplaced"),
+    SPOILED ("a vertex held that is down", 9, "core1 is not up"),
+    SPOILED ("a count the jobspec does not ask", 10,
+             "2 slots where the jobspec asks 1"),
+    SPOILED ("a slot's count the jobspec does not ask", 11,
+             "1 core where the jobspec asks 2"),
 };
 
 static void test_policies (void)
@@ -1446,6 +1528,7 @@ static void test_policies (void)
         p.match = c->ops;
         p.match.size = sizeof (p.match);
         fake.mode = c->mode;
+        fake.spoiled = false;
         ok (rp_matcher_set_policy (m, &p, &e) == 0
                 && strcmp (rp_matcher_policy_name (m), "fake") == 0,
             "%s: set_policy", c->name);
