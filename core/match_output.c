@@ -24,6 +24,15 @@
  * items, not 73 each with a climb to its target (an exclusive node
  * 49,987 -> 43,310 instructions per command).  A subtree with targets
  * below its root (an exclusive rack) is taken hold by hold as before.
+ *
+ * R is written straight from the holds (rset_targets_stream) while their
+ * targets come in ascending rank, as the walk gives them: each target
+ * started once, its rank and name from one look-up of its side entry,
+ * its ids added as runs, no items kept.  Holds whose targets do not
+ * ascend (a policy's order, a target's holds apart) or a refused host
+ * name start again through the items sorted by rank, as R was built
+ * before, so that R and the error are the same (a slot of 4 cores:
+ * match_rset_build 1,721 -> 1,565 instructions).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -87,15 +96,16 @@ static int ritem_cmp (const void *a, const void *b)
     return 0;
 }
 
-/* The host name of target vertex tv, checked as rp_rset_add_target
- * checks it the first time the matcher writes it (m->hostok: the names
- * of a finalized graph do not change); NULL with the error set. */
-static const char *target_host (const struct rp_matcher *m, rp_vertex_t tv,
-                                rp_error_t *error)
+/* The host name of target vertex tv, name (NULL: looked up here),
+ * checked as rp_rset_add_target checks it the first time the matcher
+ * writes it (m->hostok: the names of a finalized graph do not change);
+ * NULL with the error set. */
+static const char *target_host_named (const struct rp_matcher *m,
+                                      rp_vertex_t tv, const char *name,
+                                      rp_error_t *error)
 {
-    const char *name =
-        tv != RP_VERTEX_NONE ? rp_graph_vertex_name (m->g, tv) : NULL;
-
+    if (!name && tv != RP_VERTEX_NONE)
+        name = rp_graph_vertex_name (m->g, tv);
     if (tv != RP_VERTEX_NONE && tv < m->nvertices
         && (m->hostok[tv / 8] & (1u << (tv % 8))))
         return name;
@@ -104,6 +114,25 @@ static const char *target_host (const struct rp_matcher *m, rp_vertex_t tv,
     if (tv < m->nvertices)
         m->hostok[tv / 8] |= (uint8_t)(1u << (tv % 8));
     return name;
+}
+
+static const char *target_host (const struct rp_matcher *m, rp_vertex_t tv,
+                                rp_error_t *error)
+{
+    return target_host_named (m, tv, NULL, error);
+}
+
+/* The rank of target tv (-1: none) and its name when its side entry has
+ * one (else NULL: rp_graph_vertex_name makes it), from one look-up of
+ * that entry: what rp_graph_vertex_rank and rp_graph_vertex_name find
+ * there each. */
+static int64_t target_rank_name (const struct rp_graph *g, rp_vertex_t tv,
+                                 const char **name)
+{
+    const struct side *s = graph_side_get (g, tv);
+
+    *name = s ? s->name : NULL;
+    return s ? s->rank : -1;
 }
 
 /* The core and GPU ids of one rank's n items into ids[kind], a run of
@@ -265,8 +294,10 @@ static size_t rank_end (const struct ritem *it, size_t i, size_t k)
     return j;
 }
 
-static int rset_targets (struct rp_rset *R, const struct rp_matcher *m,
-                         const struct hold *holds, size_t n, rp_error_t *error)
+/* R's targets from the items of rank_items: sorted, a rank's together. */
+static int rset_targets_sorted (struct rp_rset *R, const struct rp_matcher *m,
+                                const struct hold *holds, size_t n,
+                                rp_error_t *error)
 {
     size_t k;
     struct ritem buf[RITEM_BUF];
@@ -281,6 +312,135 @@ static int rset_targets (struct rp_rset *R, const struct rp_matcher *m,
     }
     ritems_free (it, buf);
     return rc;
+}
+
+/* R written straight from the holds while their targets come in
+ * ascending rank (walk order): the target being written, its idsets, and
+ * the run of ids not yet added (add_ids's runs). */
+struct rstream {
+    struct rp_rset *R;
+    const struct rp_matcher *m;
+    rp_error_t *error;
+    rp_vertex_t tv; /* the target being written, or NONE */
+    int64_t rank;   /* its rank */
+    struct rp_idset *ids[2];
+    int kind; /* the run's, -1: none */
+    int64_t lo, hi;
+};
+
+enum { RS_OK = 0, RS_FAIL = -1, RS_SORT = 1 };
+
+static int rs_flush (struct rstream *s)
+{
+    if (s->kind >= 0
+        && rp_idset_add_range (s->ids[s->kind], (unsigned int)s->lo,
+                               (unsigned int)s->hi)
+               < 0)
+        return rp_error_set (s->error, ENOMEM, "out of memory");
+    s->kind = -1;
+    return RS_OK;
+}
+
+/* Start target tv of rank (in 0 .. UINT32_MAX), name from its side entry
+ * (NULL: made).  RS_SORT when its rank does not ascend, or its host name
+ * is refused (the sorted path reports the lowest rank's, as before). */
+static int rs_target (struct rstream *s, rp_vertex_t tv, int64_t rank,
+                      const char *name)
+{
+    const char *host;
+
+    if (rs_flush (s) < 0)
+        return RS_FAIL;
+    if (s->tv != RP_VERTEX_NONE && rank <= s->rank)
+        return RS_SORT;
+    if (!(host = target_host_named (s->m, tv, name, NULL)))
+        return RS_SORT;
+    if (rset_add_target_empty (s->R, (unsigned int)rank, host, &s->ids[0],
+                               &s->ids[1], s->error)
+        < 0)
+        return RS_FAIL;
+    s->tv = tv;
+    s->rank = rank;
+    return RS_OK;
+}
+
+/* Ids lo .. hi of kind (0 core, 1 gpu, 2 not in R) of the target being
+ * written. */
+static int rs_ids (struct rstream *s, int kind, int64_t lo, int64_t hi)
+{
+    if (kind >= 2 || lo < 0 || hi > UINT32_MAX)
+        return RS_OK;
+    if (kind == s->kind && lo == s->hi + 1)
+        s->hi = hi;
+    else if (kind == s->kind && hi == s->lo - 1)
+        s->lo = lo;
+    else {
+        if (rs_flush (s) < 0)
+            return RS_FAIL;
+        s->kind = kind;
+        s->lo = lo;
+        s->hi = hi;
+    }
+    return RS_OK;
+}
+
+static int rs_hold (struct rstream *s, const struct hold *h)
+{
+    const struct rp_matcher *m = s->m;
+    rp_vertex_t tv = graph_target (m->g, h->v);
+    struct ritem it;
+    const char *name;
+    int64_t rank;
+    int rc;
+
+    if (tv == RP_VERTEX_NONE)
+        return RS_OK;
+    if (tv != s->tv) {
+        rank = target_rank_name (m->g, tv, &name);
+        if (rank < 0 || rank > UINT32_MAX)
+            return RS_OK;
+        if ((rc = rs_target (s, tv, rank, name)) != RS_OK)
+            return rc;
+    }
+    hold_item (m, &it, h, tv, s->rank);
+    return rs_ids (s, it.kind, it.id, it.hi);
+}
+
+/* A subtree held whole, its root h and the nw items of whole_items for
+ * it: the root's hold (its target started from it), then its parts'
+ * ranges, of that target. */
+static int rs_whole (struct rstream *s, const struct hold *h,
+                     const struct ritem *w, size_t nw)
+{
+    int rc = nw > 0 ? rs_hold (s, h) : RS_OK;
+
+    for (size_t j = 1; j < nw && rc == RS_OK; j++)
+        rc = rs_ids (s, w[j].kind, w[j].id, w[j].hi);
+    return rc;
+}
+
+/* R's targets straight from the holds (rs_*): RS_OK, RS_FAIL (error
+ * set), or RS_SORT when they do not come in ascending rank (R then has
+ * some of them: the caller starts again, sorted). */
+static int rset_targets_stream (struct rp_rset *R, const struct rp_matcher *m,
+                                const struct hold *holds, size_t n,
+                                rp_error_t *error)
+{
+    struct rstream s = { .R = R, .m = m, .error = error,
+                         .tv = RP_VERTEX_NONE, .kind = -1 };
+    struct ritem w[RITEM_BUF + 1];
+    size_t e, nw;
+    int rc = RS_OK;
+
+    for (size_t i = 0; i < n && rc == RS_OK; i++)
+        if (holds[i].whole == WHOLE_ROOT
+            && (e = match_whole_end (holds, i, n)) > i + 1
+            && (nw = whole_items (m, &holds[i], e - i - 1, w)) != SIZE_MAX) {
+            rc = rs_whole (&s, &holds[i], w, nw);
+            i = e - 1;
+        } else
+            rc = rs_hold (&s, &holds[i]);
+    return rc == RS_OK ? rs_flush (&s) : rc;
 }
 
 /* --- what a job holds, without R ------------------------------------------ */
@@ -492,13 +652,18 @@ struct rp_rset *match_rset_build (const struct rp_matcher *m,
                                   rp_error_t *error)
 {
     struct rp_rset *R = rp_rset_create ();
+    int rc = R ? rset_targets_stream (R, m, holds, n, error) : RS_FAIL;
 
+    if (rc == RS_SORT) {
+        rp_rset_destroy (R);
+        if ((R = rp_rset_create ()))
+            rc = rset_targets_sorted (R, m, holds, n, error);
+    }
     if (!R) {
         rp_error_set (error, ENOMEM, "out of memory");
         return NULL;
     }
-    if (rset_targets (R, m, holds, n, error) < 0
-        || rp_rset_set_times (R, start, expiration, error) < 0) {
+    if (rc < 0 || rp_rset_set_times (R, start, expiration, error) < 0) {
         rp_rset_destroy (R);
         return NULL;
     }
