@@ -651,7 +651,7 @@ struct rp_rset *match_rset_build (const struct rp_matcher *m,
                                   double start, double expiration,
                                   rp_error_t *error)
 {
-    struct rp_rset *R = rp_rset_create ();
+    struct rp_rset *R = rset_create_one ();
     int rc = R ? rset_targets_stream (R, m, holds, n, error) : RS_FAIL;
 
     if (rc == RS_SORT) {

@@ -13,6 +13,13 @@
  * the first time it is asked for.  Returns 0, or -1 with EINVAL. */
 int rset_set_scheduling_text (struct rp_rset *r, char *text);
 
+/* rp_rset_create, in a block with room for the children record of the
+ * first target that rset_add_target_empty makes: a set of one target
+ * (a job's R on one node) is one allocation.  The record is shared as any
+ * other (a copy of the set refers to it); the block is freed with the
+ * set or its record's last reference, whichever comes last. */
+struct rp_rset *rset_create_one (void);
+
 /* What rp_rset_add_target checks of a host name: 0, or -1 with the
  * error set. */
 int rset_host_check (const char *name, rp_error_t *error);

@@ -873,8 +873,9 @@ static void test_jobs_and_times (void)
 /* What an allocation of one slot on one node allocates once the matcher's
  * scratch has grown: the job's record (its holds in the same block) and
  * the R returned (the set with its one target, host name and ranks, and
- * the children record with its two idsets, one range each). */
-#define ALLOCATE_ALLOCS 3
+ * in the same block the children record with its two idsets, one range
+ * each). */
+#define ALLOCATE_ALLOCS 2
 
 /* Whether m's third allocate of js (two made first, so that the
  * matcher's scratch has grown) allocates at most ALLOCATE_ALLOCS times. */

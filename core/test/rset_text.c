@@ -684,6 +684,110 @@ static void test_not_plain (void)
     }
 }
 
+/* --- a set with room for its first target's record (rset_create_one) ---- */
+
+/* A set of rset_create_one with target rank of host, cores lo .. hi. */
+static struct rp_rset *room_set (unsigned int rank, const char *host,
+                                 unsigned int lo, unsigned int hi)
+{
+    struct rp_rset *r = rset_create_one ();
+    struct rp_idset *cores, *gpus;
+    rp_error_t e;
+
+    if (!r || rset_add_target_empty (r, rank, host, &cores, &gpus, &e) < 0
+        || rp_idset_add_range (cores, lo, hi) < 0)
+        BAIL_OUT ("room_set: %s", strerror (errno));
+    return r;
+}
+
+static struct rp_rset *decoded (const char *text)
+{
+    rp_error_t e;
+    struct rp_rset *r = rp_rset_decode (text, &e);
+
+    if (!r)
+        BAIL_OUT ("decoded: %s", e.text);
+    return r;
+}
+
+static size_t refs_of (const struct rp_rset *r, size_t i)
+{
+    return atomic_load (&r->t[i].ch->refs);
+}
+
+/* The record in the set's block is its first target's, shared as any
+ * other: the block outlives the set while a copy refers to it (under
+ * valgrind or a sanitizer a block freed early reads after free). */
+static void test_room_shared (void)
+{
+    struct rp_rset *r = room_set (3, "node3", 0, 3);
+    struct rp_rset *want = decoded (
+        "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":\"3\","
+        "\"children\":{\"core\":\"0-3\"}}],\"nodelist\":[\"node3\"]}}");
+    struct rp_rset *copy, *back;
+    char *text;
+
+    ok (r->room_used && r->t[0].ch == set_room (r)
+            && refs_of (r, 0) == (2 * REF | IN_SET),
+        "room: the first target's record is in the set's block, the target's "
+        "and the set's references on it");
+    text = rp_rset_encode (r, 0);
+    back = text ? decoded (text) : NULL;
+    ok (same_set (r, want) && back && rp_rset_equal (back, r)
+            && rp_rset_equal (r, want) && rp_rset_count (r, "core") == 4
+            && strcmp (rp_rset_hostname (r, 3), "node3") == 0,
+        "room: R encodes as a set made by decode, and decodes equal");
+    free (text);
+    rp_rset_destroy (back);
+    copy = rp_rset_copy (r);
+    ok (copy && copy->t[0].ch == r->t[0].ch
+            && refs_of (r, 0) == (3 * REF | IN_SET),
+        "room: a copy shares the record");
+    rp_rset_destroy (r);
+    ok (refs_of (copy, 0) == (REF | IN_SET) && same_set (copy, want),
+        "room: the set destroyed, the copy still reads its record");
+    rp_rset_destroy (copy);
+    rp_rset_destroy (want);
+}
+
+/* A second target gets a record of its own; a refused target leaves the
+ * room free; an operation in place (built aside, swapped in) leaves each
+ * block its own room. */
+static void test_room_more (void)
+{
+    struct rp_rset *r = room_set (3, "node3", 0, 3);
+    struct rp_rset *four = decoded (
+        "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":\"4\","
+        "\"children\":{\"core\":\"0-3\"}}],\"nodelist\":[\"node4\"]}}");
+    struct rp_rset *want = decoded (
+        "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":\"3-4\","
+        "\"children\":{\"core\":\"0-3\"}}],\"nodelist\":[\"node[3-4]\"]}}");
+    struct rp_rset *x = rset_create_one ();
+    struct rp_idset *cores, *gpus;
+    rp_error_t e;
+
+    ok (x && rset_add_target_empty (x, RP_IDSET_MAX_ID + 1u, "n", &cores,
+                                    &gpus, &e)
+                    < 0
+            && !x->room_used,
+        "room: a target refused leaves the room free");
+    ok (rset_add_target_empty (x, 1, "n1", &cores, &gpus, &e) == 0
+            && rset_add_target_empty (x, 2, "n2", &cores, &gpus, &e) == 0
+            && x->t[0].ch == set_room (x) && x->t[1].ch != set_room (x),
+        "room: given to the first target only");
+    ok (rset_add_target_empty (x, 1, "n1", &cores, &gpus, &e) < 0
+            && errno == EEXIST && refs_of (x, 0) == (2 * REF | IN_SET),
+        "room: a rank taken twice is refused, its record's references kept");
+    rp_rset_destroy (x);
+    ok (rp_rset_add (r, four, &e) == 0 && r->room && r->room_used
+            && same_set (r, want),
+        "room: a set changed in place keeps its block's room");
+    rp_rset_destroy (four);
+    ok (same_set (r, want), "room: and reads what it holds");
+    rp_rset_destroy (r);
+    rp_rset_destroy (want);
+}
+
 int main (void)
 {
     plan (NO_PLAN);
@@ -695,6 +799,8 @@ int main (void)
     test_rfc_example ();
     test_long_nodelist ();
     test_not_plain ();
+    test_room_shared ();
+    test_room_more ();
     test_random ();
     done_testing ();
 }
