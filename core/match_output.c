@@ -31,8 +31,12 @@
  * its ids added as runs, no items kept.  Holds whose targets do not
  * ascend (a policy's order, a target's holds apart) or a refused host
  * name start again through the items sorted by rank, as R was built
- * before, so that R and the error are the same (a slot of 4 cores:
- * match_rset_build 1,721 -> 1,565 instructions).
+ * before, so that R and the error are the same.  A hold's target is
+ * itself or its parent's, the last parent's remembered (a slot's cores
+ * climb once), and the first range of a target's idset is written in
+ * place (rset_ids_add_range): a slot of 4 cores, match_rset_build 1,721
+ * -> 1,565 instructions, then 1,391 -> 990 (R's children in its block
+ * between, see core/rset.c).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -323,17 +327,20 @@ struct rstream {
     rp_error_t *error;
     rp_vertex_t tv; /* the target being written, or NONE */
     int64_t rank;   /* its rank */
+    rp_vertex_t p;  /* the parent last climbed from (a slot's cores share
+                     * it), and its target */
+    rp_vertex_t ptv;
     struct rp_idset *ids[2];
     int kind; /* the run's, -1: none */
     int64_t lo, hi;
 };
 
-enum { RS_OK = 0, RS_FAIL = -1, RS_SORT = 1 };
+enum { RS_OK = 0, RS_FAIL = -1, RS_SORT = 1, RS_SKIP = 2 };
 
 static int rs_flush (struct rstream *s)
 {
     if (s->kind >= 0
-        && rp_idset_add_range (s->ids[s->kind], (unsigned int)s->lo,
+        && rset_ids_add_range (s->ids[s->kind], (unsigned int)s->lo,
                                (unsigned int)s->hi)
                < 0)
         return rp_error_set (s->error, ENOMEM, "out of memory");
@@ -341,14 +348,17 @@ static int rs_flush (struct rstream *s)
     return RS_OK;
 }
 
-/* Start target tv of rank (in 0 .. UINT32_MAX), name from its side entry
- * (NULL: made).  RS_SORT when its rank does not ascend, or its host name
- * is refused (the sorted path reports the lowest rank's, as before). */
-static int rs_target (struct rstream *s, rp_vertex_t tv, int64_t rank,
-                      const char *name)
+/* Start target tv: its rank and name from its side entry.  RS_SKIP when
+ * its rank is not in 0 .. UINT32_MAX (not in R), RS_SORT when it does
+ * not ascend or its host name is refused (the sorted path reports the
+ * lowest rank's, as before). */
+static int rs_target (struct rstream *s, rp_vertex_t tv)
 {
-    const char *host;
+    const char *name, *host;
+    int64_t rank = target_rank_name (s->m->g, tv, &name);
 
+    if (rank < 0 || rank > UINT32_MAX)
+        return RS_SKIP;
     if (rs_flush (s) < 0)
         return RS_FAIL;
     if (s->tv != RP_VERTEX_NONE && rank <= s->rank)
@@ -366,7 +376,7 @@ static int rs_target (struct rstream *s, rp_vertex_t tv, int64_t rank,
 
 /* Ids lo .. hi of kind (0 core, 1 gpu, 2 not in R) of the target being
  * written. */
-static int rs_ids (struct rstream *s, int kind, int64_t lo, int64_t hi)
+static inline int rs_ids (struct rstream *s, int kind, int64_t lo, int64_t hi)
 {
     if (kind >= 2 || lo < 0 || hi > UINT32_MAX)
         return RS_OK;
@@ -384,37 +394,55 @@ static int rs_ids (struct rstream *s, int kind, int64_t lo, int64_t hi)
     return RS_OK;
 }
 
-static int rs_hold (struct rstream *s, const struct hold *h)
+/* graph_target (g, v): v, or its parent's target, the last parent's
+ * remembered. */
+static inline rp_vertex_t rs_target_of (struct rstream *s,
+                                        const struct rp_graph *g,
+                                        rp_vertex_t v)
+{
+    if (v >= g->n)
+        return RP_VERTEX_NONE;
+    if (g->v[v].flags & F_TARGET)
+        return v;
+    if (g->v[v].parent != s->p) {
+        s->p = g->v[v].parent;
+        s->ptv = graph_target (g, s->p);
+    }
+    return s->ptv;
+}
+
+/* Hold h, as hold_item makes its item: RS_OK, or what rs_target
+ * answers.  Called once (inlined in the loop of the holds). */
+static inline int rs_hold (struct rstream *s, const struct hold *h)
 {
     const struct rp_matcher *m = s->m;
-    rp_vertex_t tv = graph_target (m->g, h->v);
-    struct ritem it;
-    const char *name;
-    int64_t rank;
-    int rc;
+    const struct rp_graph *g = m->g;
+    rp_vertex_t tv = rs_target_of (s, g, h->v);
+    int rc, t;
 
     if (tv == RP_VERTEX_NONE)
         return RS_OK;
-    if (tv != s->tv) {
-        rank = target_rank_name (m->g, tv, &name);
-        if (rank < 0 || rank > UINT32_MAX)
-            return RS_OK;
-        if ((rc = rs_target (s, tv, rank, name)) != RS_OK)
-            return rc;
-    }
-    hold_item (m, &it, h, tv, s->rank);
-    return rs_ids (s, it.kind, it.id, it.hi);
+    if (tv != s->tv && (rc = rs_target (s, tv)) != RS_OK)
+        return rc == RS_SKIP ? RS_OK : rc;
+    if (h->kind == HOLD_ANCESTOR)
+        return RS_OK;
+    t = g->v[h->v].type;
+    return rs_ids (s,
+                   t == m->type_core  ? 0
+                   : t == m->type_gpu ? 1
+                                      : 2,
+                   g->v[h->v].id, g->v[h->v].id);
 }
 
-/* A subtree held whole, its root h and the nw items of whole_items for
- * it: the root's hold (its target started from it), then its parts'
- * ranges, of that target. */
-static int rs_whole (struct rstream *s, const struct hold *h,
-                     const struct ritem *w, size_t nw)
+/* The nw items of whole_items for a subtree held whole, all of the
+ * root's target (w[0].tv). */
+static int rs_whole (struct rstream *s, const struct ritem *w, size_t nw)
 {
-    int rc = nw > 0 ? rs_hold (s, h) : RS_OK;
+    int rc = nw > 0 && w[0].tv != s->tv ? rs_target (s, w[0].tv) : RS_OK;
 
-    for (size_t j = 1; j < nw && rc == RS_OK; j++)
+    if (rc != RS_OK)
+        return rc == RS_SKIP ? RS_OK : rc;
+    for (size_t j = 0; j < nw && rc == RS_OK; j++)
         rc = rs_ids (s, w[j].kind, w[j].id, w[j].hi);
     return rc;
 }
@@ -426,8 +454,13 @@ static int rset_targets_stream (struct rp_rset *R, const struct rp_matcher *m,
                                 const struct hold *holds, size_t n,
                                 rp_error_t *error)
 {
-    struct rstream s = { .R = R, .m = m, .error = error,
-                         .tv = RP_VERTEX_NONE, .kind = -1 };
+    struct rstream s = { .R = R,
+                         .m = m,
+                         .error = error,
+                         .tv = RP_VERTEX_NONE,
+                         .p = RP_VERTEX_NONE,
+                         .ptv = RP_VERTEX_NONE,
+                         .kind = -1 };
     struct ritem w[RITEM_BUF + 1];
     size_t e, nw;
     int rc = RS_OK;
@@ -436,7 +469,7 @@ static int rset_targets_stream (struct rp_rset *R, const struct rp_matcher *m,
         if (holds[i].whole == WHOLE_ROOT
             && (e = match_whole_end (holds, i, n)) > i + 1
             && (nw = whole_items (m, &holds[i], e - i - 1, w)) != SIZE_MAX) {
-            rc = rs_whole (&s, &holds[i], w, nw);
+            rc = rs_whole (&s, w, nw);
             i = e - 1;
         } else
             rc = rs_hold (&s, &holds[i]);

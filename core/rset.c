@@ -307,8 +307,10 @@ static struct children *children_and (struct children *a, struct children *b)
 
 static void drop_host_index (struct rp_rset *r)
 {
-    free (r->byhost);
-    r->byhost = NULL;
+    if (r->byhost) { /* most sets never build it */
+        free (r->byhost);
+        r->byhost = NULL;
+    }
 }
 
 static int grow_targets (struct rp_rset *r, size_t want)
@@ -1265,6 +1267,16 @@ static struct children *children_near (const struct rp_rset *r,
     return children_copy (cores, gpus);
 }
 
+int rset_ids_add_range (struct rp_idset *ids, unsigned int lo, unsigned int hi)
+{
+    if (ids->n > 0 || lo > hi || hi > RP_IDSET_MAX_ID)
+        return rp_idset_add_range (ids, lo, hi);
+    ids->r[0] = (struct range){ lo, hi };
+    ids->n = 1;
+    ids->count = (size_t)(hi - lo) + 1;
+    return 0;
+}
+
 /* Add target rank of hostname (checked) with children ch (taken, also on
  * failure: NULL is ENOMEM). */
 static int add_target (struct rp_rset *r, unsigned int rank,
@@ -1285,7 +1297,7 @@ static int add_target (struct rp_rset *r, unsigned int rank,
     }
     if (!ch || grow_targets (r, r->n + 1) < 0
         || !(host = host_copy (r, hostname))
-        || rp_idset_add (r->ranks, rank) < 0) {
+        || rset_ids_add_range (r->ranks, rank, rank) < 0) {
         if (host)
             host_free (r, host);
         children_unref (ch);

@@ -31,6 +31,11 @@ int rset_add_target_empty (struct rp_rset *r, unsigned int rank,
                            const char *hostname, struct rp_idset **cores,
                            struct rp_idset **gpus, rp_error_t *error);
 
+/* rp_idset_add_range for the idsets of rset_add_target_empty: the first
+ * range of an empty set written in place. */
+int rset_ids_add_range (struct rp_idset *ids, unsigned int lo,
+                        unsigned int hi);
+
 /* Target i of r (0 <= i < rp_rset_ntargets, in rank order), borrowed
  * until r changes: its rank, host name, cores and GPUs.  False past the
  * end. */

@@ -788,6 +788,41 @@ static void test_room_more (void)
     rp_rset_destroy (want);
 }
 
+/* rset_ids_add_range: the first range of an empty set in place, the
+ * others (and bad ranges) as rp_idset_add_range answers. */
+static void test_ids_add_range (void)
+{
+    struct rp_idset *a = rp_idset_create (), *b = rp_idset_create ();
+    char *sa = NULL, *sb = NULL;
+    int ra, rb;
+
+    ok (a && b && rset_ids_add_range (a, 4, 7) == 0 && a->n == 1
+            && a->r == &a->one && rp_idset_count (a) == 4
+            && rset_ids_add_range (a, 0, 1) == 0
+            && rset_ids_add_range (a, 2, 2) == 0
+            && rp_idset_add_range (b, 0, 2) == 0
+            && rp_idset_add_range (b, 4, 7) == 0
+            && (sa = rp_idset_encode (a, RP_IDSET_RANGES))
+            && (sb = rp_idset_encode (b, RP_IDSET_RANGES))
+            && strcmp (sa, "0-2,4-7") == 0 && strcmp (sb, sa) == 0,
+        "rset_ids_add_range: a first range in place, then merged as "
+        "rp_idset_add_range merges");
+    free (sa);
+    free (sb);
+    rp_idset_destroy (a);
+    a = rp_idset_create ();
+    errno = 0;
+    ra = rset_ids_add_range (a, 3, 2);
+    ok (ra < 0 && errno == EINVAL && rp_idset_empty (a),
+        "rset_ids_add_range: lo > hi is EINVAL, the set left empty");
+    errno = 0;
+    rb = rset_ids_add_range (a, 0, RP_IDSET_MAX_ID + 1u);
+    ok (rb < 0 && errno == ERANGE && rp_idset_empty (a),
+        "rset_ids_add_range: past RP_IDSET_MAX_ID is ERANGE");
+    rp_idset_destroy (a);
+    rp_idset_destroy (b);
+}
+
 int main (void)
 {
     plan (NO_PLAN);
@@ -801,6 +836,7 @@ int main (void)
     test_not_plain ();
     test_room_shared ();
     test_room_more ();
+    test_ids_add_range ();
     test_random ();
     done_testing ();
 }
