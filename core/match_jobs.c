@@ -154,13 +154,12 @@ struct job *match_job_create (uint64_t jobid, const struct hold *log, size_t n,
     j->starttime = start;
     j->expiration = expiration;
     match_time_span (j);
-    for (size_t i = 0; i < n; i++)
-        j->holds[i] = (struct hold){ .v = log[i].v,
-                                     .kind = log[i].kind,
-                                     .exclusive = log[i].exclusive,
-                                     .whole = log[i].whole,
-                                     .amount = log[i].amount,
-                                     .unit = NO_UNIT };
+    /* copied whole, then what only the log has cleared: fewer stores */
+    for (size_t i = 0; i < n; i++) {
+        j->holds[i] = log[i];
+        j->holds[i].marked = false;
+        j->holds[i].unit = NO_UNIT;
+    }
     return j;
 }
 
