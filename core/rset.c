@@ -1295,7 +1295,7 @@ static int add_target (struct rp_rset *r, unsigned int rank,
         return rp_error_set (error, EEXIST,
                              "rank %u is already an execution target", rank);
     }
-    if (!ch || grow_targets (r, r->n + 1) < 0
+    if (!ch || (r->n == r->alloc && grow_targets (r, r->n + 1) < 0)
         || !(host = host_copy (r, hostname))
         || rset_ids_add_range (r->ranks, rank, rank) < 0) {
         if (host)
@@ -1303,7 +1303,8 @@ static int add_target (struct rp_rset *r, unsigned int rank,
         children_unref (ch);
         return fail_errno (error);
     }
-    memmove (&r->t[pos + 1], &r->t[pos], (r->n - pos) * sizeof (*r->t));
+    if (pos < r->n) /* not appended */
+        memmove (&r->t[pos + 1], &r->t[pos], (r->n - pos) * sizeof (*r->t));
     r->t[pos].rank = rank;
     r->t[pos].host = host;
     r->t[pos].ch = ch;
