@@ -679,12 +679,12 @@ done:
  * (the allocated subgraph of a whole node is about a hundred JSON objects;
  * kept for every job it made memory, and the allocator's work, grow with
  * the number of jobs). */
-struct rp_rset *match_rset_build (const struct rp_matcher *m,
-                                  const struct hold *holds, size_t n,
-                                  double start, double expiration,
-                                  rp_error_t *error)
+static struct rp_rset *rset_build (struct rp_rset *R,
+                                   const struct rp_matcher *m,
+                                   const struct hold *holds, size_t n,
+                                   double start, double expiration,
+                                   rp_error_t *error)
 {
-    struct rp_rset *R = rset_create_one ();
     int rc = R ? rset_targets_stream (R, m, holds, n, error) : RS_FAIL;
 
     if (rc == RS_SORT) {
@@ -701,6 +701,25 @@ struct rp_rset *match_rset_build (const struct rp_matcher *m,
         return NULL;
     }
     return R;
+}
+
+struct rp_rset *match_rset_build (const struct rp_matcher *m,
+                                  const struct hold *holds, size_t n,
+                                  double start, double expiration,
+                                  rp_error_t *error)
+{
+    return rset_build (rset_create_one (NULL, NULL, NULL), m, holds, n, start,
+                       expiration, error);
+}
+
+struct rp_rset *match_job_rset (const struct rp_matcher *m, struct job *j,
+                                rp_error_t *error)
+{
+    atomic_size_t *refs;
+    void *block, *room = match_job_room (j, &refs, &block);
+
+    return rset_build (rset_create_one (room, refs, block), m, j->holds,
+                       j->nholds, j->starttime, j->expiration, error);
 }
 
 /* A copy of the job's R with the allocated subgraph as its scheduling

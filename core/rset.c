@@ -149,7 +149,22 @@ struct rp_rset {
      * reference frees the block. */
     bool room;
     bool room_used;
+    /* A set in another's block (a job record's, rset_create_one): that
+     * block's count of references, the set holding one, and the block;
+     * NULL: the set's block is its own. */
+    atomic_size_t *block_refs;
+    void *block;
 };
+
+/* Free r's block: its own, or the block it shares (the last reference). */
+static void set_block_free (struct rp_rset *r)
+{
+    if (!r->block_refs)
+        free (r);
+    else if (atomic_fetch_sub_explicit (r->block_refs, 1, memory_order_acq_rel)
+             == 1)
+        free (r->block);
+}
 
 /* The record in r's block (rset_create_one). */
 static struct children *set_room (struct rp_rset *r)
@@ -254,7 +269,10 @@ static void children_unref (struct children *ch)
         children_idset_free (ch, ch->cores);
         children_idset_free (ch, ch->gpus);
         /* in a set's block: the set's reference was the last */
-        free (was & IN_SET ? (void *)((struct rp_rset *)ch - 1) : (void *)ch);
+        if (was & IN_SET)
+            set_block_free ((struct rp_rset *)ch - 1);
+        else
+            free (ch);
     }
     errno = saved_errno;
 }
@@ -481,10 +499,11 @@ static json_t *keys (json_t **o)
     return *o;
 }
 
-/* An empty set in a block of size bytes (calloc costs more). */
-static struct rp_rset *rset_create_in (size_t size)
+/* An empty set in a block of size bytes (calloc costs more), or at mem
+ * (not NULL). */
+static struct rp_rset *rset_create_in (size_t size, void *mem)
 {
-    struct rp_rset *r = malloc (size);
+    struct rp_rset *r = mem ? mem : malloc (size);
 
     if (!r)
         return NULL;
@@ -498,16 +517,26 @@ static struct rp_rset *rset_create_in (size_t size)
 
 struct rp_rset *rp_rset_create (void)
 {
-    return rset_create_in (sizeof (struct rp_rset));
+    return rset_create_in (sizeof (struct rp_rset), NULL);
 }
 
-struct rp_rset *rset_create_one (void)
+size_t rset_one_size (void)
 {
-    struct rp_rset *r = rset_create_in (sizeof (*r) + sizeof (struct children)
-                                        + 2 * sizeof (struct rp_idset));
+    return sizeof (struct rp_rset) + sizeof (struct children)
+           + 2 * sizeof (struct rp_idset);
+}
+
+struct rp_rset *rset_create_one (void *mem, atomic_size_t *refs, void *block)
+{
+    struct rp_rset *r = rset_create_in (rset_one_size (), mem);
 
     if (r)
         r->room = true;
+    if (r && mem) {
+        atomic_fetch_add_explicit (refs, 1, memory_order_relaxed);
+        r->block_refs = refs;
+        r->block = block;
+    }
     return r;
 }
 
@@ -536,7 +565,7 @@ void rp_rset_destroy (struct rp_rset *r)
     if (r->room_used)
         children_unref (set_room (r)); /* the last reference frees r */
     else
-        free (r);
+        set_block_free (r);
     errno = saved_errno;
 }
 
@@ -565,8 +594,12 @@ static void rset_swap (struct rp_rset *a, struct rp_rset *b)
     moved_from (b, a);
     b->room = a->room;
     b->room_used = a->room_used;
+    b->block_refs = a->block_refs;
+    b->block = a->block;
     a->room = tmp.room;
     a->room_used = tmp.room_used;
+    a->block_refs = tmp.block_refs;
+    a->block = tmp.block;
 }
 
 /* A new set without targets, with r's times and opaque keys. */

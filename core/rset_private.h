@@ -5,6 +5,8 @@
 #ifndef RESPOL_RSET_PRIVATE_H
 #define RESPOL_RSET_PRIVATE_H
 
+#include <stdatomic.h>
+
 #include <respol/rset.h>
 
 /* Set r's scheduling key to text (taken, also on failure): a JSON object
@@ -17,8 +19,15 @@ int rset_set_scheduling_text (struct rp_rset *r, char *text);
  * first target that rset_add_target_empty makes: a set of one target
  * (a job's R on one node) is one allocation.  The record is shared as any
  * other (a copy of the set refers to it); the block is freed with the
- * set or its record's last reference, whichever comes last. */
-struct rp_rset *rset_create_one (void);
+ * set or its record's last reference, whichever comes last.
+ *
+ * mem NULL: the block is allocated.  Else the set is made at mem
+ * (rset_one_size bytes, aligned as malloc aligns) inside another's
+ * block, whose count of references refs the set takes one of: the set
+ * and its record done with, it drops it, and the last reference frees
+ * block (a job record and the R allocate returns, one allocation). */
+struct rp_rset *rset_create_one (void *mem, atomic_size_t *refs, void *block);
+size_t rset_one_size (void);
 
 /* What rp_rset_add_target checks of a host name: 0, or -1 with the
  * error set. */
