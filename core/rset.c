@@ -13,7 +13,10 @@
  * target's record: a job's R on one node is one allocation, not two (a
  * slot of 4 cores, match_rset_build 1,565 -> 1,391 instructions); the
  * record is shared as any other, and the block is freed by the last of
- * the set and the record's references.  Properties are an array
+ * the set and the record's references.  Such a set may itself live in
+ * another's block (the R that rp_matcher_allocate returns, in its job
+ * record's): it holds a reference to that block, dropped when the set
+ * and its record are done with, the last reference freeing the block.  Properties are an array
  * sorted by name, each an idset of ranks.  rp_rset_rank_of() uses an index of
  * the targets sorted by host name, built on first use and dropped when the
  * targets change.
