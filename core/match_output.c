@@ -29,12 +29,12 @@
  * target's holds come together, as the walk gives them: each target
  * started once, its rank and name from one look-up of its side entry,
  * its ids added as runs, no items kept; targets in ascending rank are
- * appended, others (a policy's order) inserted in place when the job has
- * at most RS_INSERT_MAX holds.  A target's holds apart, a larger job out
- * of order or a refused host name start again through the items sorted
- * by rank, as R was built before, so that R and the error are the same
- * (a job of 2 nodes under high: 33,363 instructions per command when it
- * started again, 32,365 before R was written straight).  A hold's target is
+ * appended, others (a policy's order) too, R's targets then sorted once.
+ * A target's holds apart or a refused host name start again through the
+ * items sorted by rank, as R was built before, so that R and the error
+ * are the same
+ * (under high, a job of 2 nodes of 4 cores 32,365 -> 28,905 instructions
+ * per command, of 128 nodes 1,092,430 -> 949,333).  A hold's target is
  * itself or its parent's, the last parent's remembered (a slot's cores
  * climb once), and the first range of a target's idset is written in
  * place (rset_ids_add_range): a slot of 4 cores, match_rset_build 1,721
@@ -324,18 +324,15 @@ static int rset_targets_sorted (struct rp_rset *R, const struct rp_matcher *m,
 /* R written straight from the holds while each target's holds come
  * together: the target being written, its idsets, and the run of ids not
  * yet added (add_ids's runs).  Targets come in ascending rank in walk
- * order (appended); in another order (a policy's) a job of at most
- * RS_INSERT_MAX holds has its targets inserted in place, a larger one is
- * sorted (rank_items), inserting being quadratic. */
-#define RS_INSERT_MAX 64
-
+ * order; in another order (a policy's) they are appended all the same
+ * (rset_push_target_empty) and sorted once at the end. */
 struct rstream {
     struct rp_rset *R;
     const struct rp_matcher *m;
     rp_error_t *error;
-    size_t nholds;
     rp_vertex_t tv; /* the target being written, or NONE */
     int64_t max;    /* the highest rank written */
+    bool unsorted;  /* a target was written below it */
     rp_vertex_t p;  /* the parent last climbed from (a slot's cores share
                      * it), and its target */
     rp_vertex_t ptv;
@@ -359,9 +356,8 @@ static int rs_flush (struct rstream *s)
 
 /* Start target tv: its rank and name from its side entry.  RS_SKIP when
  * its rank is not in 0 .. UINT32_MAX (not in R), RS_SORT when it is in R
- * already (its holds apart), is not to be inserted (RS_INSERT_MAX) or its
- * host name is refused (the sorted path reports the lowest rank's, as
- * before). */
+ * already (its holds apart) or its host name is refused (the sorted path
+ * reports the lowest rank's, as before). */
 static int rs_target (struct rstream *s, rp_vertex_t tv)
 {
     const char *name, *host;
@@ -371,14 +367,15 @@ static int rs_target (struct rstream *s, rp_vertex_t tv)
         return RS_SKIP;
     if (rs_flush (s) < 0)
         return RS_FAIL;
-    if (s->tv != RP_VERTEX_NONE && rank <= s->max
-        && (s->nholds > RS_INSERT_MAX
-            || rp_idset_test (rp_rset_ranks (s->R), (unsigned int)rank)))
-        return RS_SORT;
+    if (s->tv != RP_VERTEX_NONE && rank <= s->max) {
+        if (rp_idset_test (rp_rset_ranks (s->R), (unsigned int)rank))
+            return RS_SORT;
+        s->unsorted = true;
+    }
     if (!(host = target_host_named (s->m, tv, name, NULL)))
         return RS_SORT;
-    if (rset_add_target_empty (s->R, (unsigned int)rank, host, &s->ids[0],
-                               &s->ids[1], s->error)
+    if (rset_push_target_empty (s->R, (unsigned int)rank, host, &s->ids[0],
+                                &s->ids[1], s->error)
         < 0)
         return RS_FAIL;
     s->tv = tv;
@@ -470,7 +467,6 @@ static int rset_targets_stream (struct rp_rset *R, const struct rp_matcher *m,
     struct rstream s = { .R = R,
                          .m = m,
                          .error = error,
-                         .nholds = n,
                          .tv = RP_VERTEX_NONE,
                          .max = -1,
                          .p = RP_VERTEX_NONE,
@@ -488,7 +484,9 @@ static int rset_targets_stream (struct rp_rset *R, const struct rp_matcher *m,
             i = e - 1;
         } else
             rc = rs_hold (&s, &holds[i]);
-    return rc == RS_OK ? rs_flush (&s) : rc;
+    if (rc == RS_OK && (rc = rs_flush (&s)) == RS_OK && s.unsorted)
+        rset_sort_targets (R);
+    return rc;
 }
 
 /* --- what a job holds, without R ------------------------------------------ */

@@ -389,7 +389,7 @@ static int push_target (struct rp_rset *r, unsigned int rank, const char *host,
     char *copy = NULL;
 
     if (!ch || grow_targets (r, r->n + 1) < 0 || !(copy = host_copy (r, host))
-        || rp_idset_add (r->ranks, rank) < 0) {
+        || rset_ids_add_range (r->ranks, rank, rank) < 0) {
         if (copy)
             host_free (r, copy);
         children_unref (ch);
@@ -1363,23 +1363,71 @@ int rp_rset_add_target (struct rp_rset *r, unsigned int rank,
                        error);
 }
 
+/* The record of a target made empty: r's room while it is free (the
+ * target's reference and r's), else one of its own.  NULL: ENOMEM. */
+static struct children *children_for_empty (struct rp_rset *r)
+{
+    if (r->room && !r->room_used) {
+        r->room_used = true;
+        return children_init_empty (set_room (r), 2 * REF | IN_SET);
+    }
+    return children_create_empty ();
+}
+
+/* The empty children of a new target of rank, its idsets in *cores and
+ * *gpus; NULL with the error set. */
+static struct children *target_empty (struct rp_rset *r, unsigned int rank,
+                                      struct rp_idset **cores,
+                                      struct rp_idset **gpus,
+                                      rp_error_t *error)
+{
+    struct children *ch = NULL;
+
+    if (rank > RP_IDSET_MAX_ID)
+        rp_error_set (error, EINVAL, "rank %u is out of range", rank);
+    else if (!(ch = children_for_empty (r)))
+        fail_errno (error);
+    else {
+        *cores = ch->cores;
+        *gpus = ch->gpus;
+    }
+    return ch;
+}
+
 int rset_add_target_empty (struct rp_rset *r, unsigned int rank,
                            const char *hostname, struct rp_idset **cores,
                            struct rp_idset **gpus, rp_error_t *error)
 {
-    struct children *ch;
+    struct children *ch = target_empty (r, rank, cores, gpus, error);
 
-    if (rank > RP_IDSET_MAX_ID)
-        return rp_error_set (error, EINVAL, "rank %u is out of range", rank);
-    if (r->room && !r->room_used) {
-        /* the target's reference and r's */
-        ch = children_init_empty (set_room (r), 2 * REF | IN_SET);
-        r->room_used = true;
-    } else if (!(ch = children_create_empty ()))
+    return ch ? add_target (r, rank, hostname, ch, error) : -1;
+}
+
+int rset_push_target_empty (struct rp_rset *r, unsigned int rank,
+                            const char *hostname, struct rp_idset **cores,
+                            struct rp_idset **gpus, rp_error_t *error)
+{
+    struct children *ch = target_empty (r, rank, cores, gpus, error);
+
+    if (!ch)
+        return -1;
+    if (push_target (r, rank, hostname, ch) < 0)
         return fail_errno (error);
-    *cores = ch->cores;
-    *gpus = ch->gpus;
-    return add_target (r, rank, hostname, ch, error);
+    drop_host_index (r);
+    return 0;
+}
+
+static int target_rank_cmp (const void *a, const void *b)
+{
+    const struct target *x = a, *y = b;
+
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+void rset_sort_targets (struct rp_rset *r)
+{
+    qsort (r->t, r->n, sizeof (*r->t), target_rank_cmp);
+    drop_host_index (r);
 }
 
 /* --- decode --------------------------------------------------------------- */

@@ -40,6 +40,16 @@ int rset_add_target_empty (struct rp_rset *r, unsigned int rank,
                            const char *hostname, struct rp_idset **cores,
                            struct rp_idset **gpus, rp_error_t *error);
 
+/* rset_add_target_empty appended after r's targets whatever its rank, for
+ * a caller that knows r has no target of that rank: when it is below the
+ * last one's, r's targets are out of rank order until rset_sort_targets,
+ * and only rset_push_target_empty, rset_sort_targets and rp_rset_destroy
+ * may be called on r until then. */
+int rset_push_target_empty (struct rp_rset *r, unsigned int rank,
+                            const char *hostname, struct rp_idset **cores,
+                            struct rp_idset **gpus, rp_error_t *error);
+void rset_sort_targets (struct rp_rset *r);
+
 /* rp_idset_add_range for the idsets of rset_add_target_empty: the first
  * range of an empty set written in place. */
 int rset_ids_add_range (struct rp_idset *ids, unsigned int lo,

@@ -788,6 +788,44 @@ static void test_room_more (void)
     rp_rset_destroy (want);
 }
 
+/* Targets pushed out of rank order, then sorted: the set made in order;
+ * the first target's record in the room. */
+static void test_push_sort (void)
+{
+    static const unsigned int ranks[] = { 5, 3, 4 };
+    struct rp_rset *r = rset_create_one (NULL, NULL, NULL);
+    struct rp_rset *want = decoded (
+        "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":\"3-5\","
+        "\"children\":{\"core\":\"0-1\"}}],\"nodelist\":[\"n[3-5]\"]}}");
+    struct rp_idset *cores, *gpus;
+    char host[16];
+    rp_error_t e;
+    bool pushed = true;
+
+    for (size_t i = 0; i < NELEM (ranks); i++) {
+        snprintf (host, sizeof (host), "n%u", ranks[i]);
+        pushed = pushed
+                 && rset_push_target_empty (r, ranks[i], host, &cores, &gpus,
+                                            &e)
+                        == 0
+                 && rset_ids_add_range (cores, 0, 1) == 0;
+    }
+    ok (pushed && r->t[0].rank == 5 && r->t[0].ch == set_room (r),
+        "push: targets appended in the order given, the first in the room");
+    rset_sort_targets (r);
+    ok (same_set (r, want) && rp_rset_equal (r, want)
+            && strcmp (rp_rset_hostname (r, 4), "n4") == 0
+            && rp_rset_rank_of (r, "n5") == 5,
+        "push: sorted, the set made in rank order");
+    ok (rset_push_target_empty (r, RP_IDSET_MAX_ID + 1u, "x", &cores, &gpus,
+                                &e)
+                < 0
+            && strcmp (e.text, "rank 4294967295 is out of range") == 0,
+        "push: a rank out of range is refused");
+    rp_rset_destroy (r);
+    rp_rset_destroy (want);
+}
+
 /* rset_ids_add_range: the first range of an empty set in place, the
  * others (and bad ranges) as rp_idset_add_range answers. */
 static void test_ids_add_range (void)
@@ -837,6 +875,7 @@ int main (void)
     test_room_shared ();
     test_room_more ();
     test_ids_add_range ();
+    test_push_sort ();
     test_random ();
     done_testing ();
 }
