@@ -171,7 +171,7 @@ void match_job_destroy (struct job *j)
         free (j->rspan); /* the holds are in j's block */
         rp_rset_destroy (j->R);
         rp_rset_destroy (j->Rjgf);
-        free (j);
+        match_job_free (j); /* the R allocate made in its block may live on */
     }
 }
 
@@ -392,8 +392,7 @@ struct rp_rset *match_job_result (struct rp_matcher *m, struct job *j,
 {
     struct rp_rset *R;
 
-    if (!(R = match_rset_build (m, j->holds, j->nholds, j->starttime,
-                                j->expiration, error)))
+    if (!(R = match_job_rset (m, j, error)))
         return NULL;
     /* without the scheduling key, R goes to the caller and the job record
      * builds its own when it needs one (release, rp_matcher_job_rset):
@@ -425,17 +424,19 @@ int match_admit (struct rp_matcher *m, uint64_t jobid,
  * or NULL with error set and x's holds undone.  The caller cleans x up. */
 static struct job *allocate_job (struct rp_matcher *m, struct rp_match *x,
                                  uint64_t jobid, const struct rp_jobspec *js,
-                                 double now, rp_error_t *error)
+                                 double now, bool with_R, rp_error_t *error)
 {
     double duration = rp_jobspec_duration (js);
+    double end = duration > 0 ? now + duration : 0;
     struct job *j;
 
     if (match_setup (m, js, x, error) < 0 || match_find (x) < 0)
         return NULL;
     if (match_verify (x) < 0)
         goto undo;
-    if (!(j = match_job_create (jobid, x->log, x->nlog, now,
-                                duration > 0 ? now + duration : 0))) {
+    if (!(j = with_R ? match_job_create_with_R (jobid, x->log, x->nlog, now,
+                                                end)
+                     : match_job_create (jobid, x->log, x->nlog, now, end))) {
         rp_error_set (error, ENOMEM, "out of memory");
         goto undo;
     }
@@ -457,7 +458,7 @@ struct rp_rset *rp_matcher_allocate (struct rp_matcher *m, uint64_t jobid,
         return NULL;
     if (m->time)
         return match_time_allocate (m, jobid, js, now, false, NULL, error);
-    if (!(j = allocate_job (m, &x, jobid, js, now, error)))
+    if (!(j = allocate_job (m, &x, jobid, js, now, true, error)))
         goto error;
     if (!(R = match_job_result (m, j, error)))
         goto undo;
@@ -511,7 +512,7 @@ int rp_matcher_allocate_held (struct rp_matcher *m, uint64_t jobid,
         rp_rset_destroy (R);
         return R ? 0 : -1;
     }
-    if (!(j = allocate_job (m, &x, jobid, js, now, error)))
+    if (!(j = allocate_job (m, &x, jobid, js, now, false, error)))
         goto error;
     /* the host names R would be refused for: refused here too */
     if (match_job_hosts_check (m, j, error) < 0)

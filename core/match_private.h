@@ -473,4 +473,26 @@ static inline bool match_count_take (const struct req *q, uint64_t limit,
     return true;
 }
 
+/* --- a job record and the R allocate returns, one block ----------------- */
+
+#include <stdatomic.h>
+
+/* match_jobs.c */
+/* match_job_create, with room in the job's block for the R that
+ * rp_matcher_allocate returns (match_job_rset). */
+struct job *match_job_create_with_R (uint64_t jobid, const struct hold *log,
+                                     size_t n, double start,
+                                     double expiration);
+/* Where j's R may be made (rset_create_one's mem, refs and block), taken
+ * once; NULL: j has none (left). */
+void *match_job_room (struct job *j, atomic_size_t **refs, void **block);
+/* Free j's record (match_job_destroy's last step): its block, once the R
+ * made in it is destroyed too. */
+void match_job_free (struct job *j);
+
+/* match_output.c */
+/* match_rset_build of j's holds and times, in j's room when it has one. */
+struct rp_rset *match_job_rset (const struct rp_matcher *m, struct job *j,
+                                rp_error_t *error);
+
 #endif

@@ -5,6 +5,8 @@
 #ifndef RESPOL_RSET_PRIVATE_H
 #define RESPOL_RSET_PRIVATE_H
 
+#include <stdatomic.h>
+
 #include <respol/rset.h>
 
 /* Set r's scheduling key to text (taken, also on failure): a JSON object
@@ -12,6 +14,20 @@
  * it, which rp_rset_encode copies as it is; rp_rset_scheduling parses it
  * the first time it is asked for.  Returns 0, or -1 with EINVAL. */
 int rset_set_scheduling_text (struct rp_rset *r, char *text);
+
+/* rp_rset_create, in a block with room for the children record of the
+ * first target that rset_add_target_empty makes: a set of one target
+ * (a job's R on one node) is one allocation.  The record is shared as any
+ * other (a copy of the set refers to it); the block is freed with the
+ * set or its record's last reference, whichever comes last.
+ *
+ * mem NULL: the block is allocated.  Else the set is made at mem
+ * (rset_one_size bytes, aligned as malloc aligns) inside another's
+ * block, whose count of references refs the set takes one of: the set
+ * and its record done with, it drops it, and the last reference frees
+ * block (a job record and the R allocate returns, one allocation). */
+struct rp_rset *rset_create_one (void *mem, atomic_size_t *refs, void *block);
+size_t rset_one_size (void);
 
 /* What rp_rset_add_target checks of a host name: 0, or -1 with the
  * error set. */
@@ -23,6 +39,21 @@ int rset_host_check (const char *name, rp_error_t *error);
 int rset_add_target_empty (struct rp_rset *r, unsigned int rank,
                            const char *hostname, struct rp_idset **cores,
                            struct rp_idset **gpus, rp_error_t *error);
+
+/* rset_add_target_empty appended after r's targets whatever its rank, for
+ * a caller that knows r has no target of that rank: when it is below the
+ * last one's, r's targets are out of rank order until rset_sort_targets,
+ * and only rset_push_target_empty, rset_sort_targets and rp_rset_destroy
+ * may be called on r until then. */
+int rset_push_target_empty (struct rp_rset *r, unsigned int rank,
+                            const char *hostname, struct rp_idset **cores,
+                            struct rp_idset **gpus, rp_error_t *error);
+void rset_sort_targets (struct rp_rset *r);
+
+/* rp_idset_add_range for the idsets of rset_add_target_empty: the first
+ * range of an empty set written in place. */
+int rset_ids_add_range (struct rp_idset *ids, unsigned int lo,
+                        unsigned int hi);
 
 /* Target i of r (0 <= i < rp_rset_ntargets, in rank order), borrowed
  * until r changes: its rank, host name, cores and GPUs.  False past the

@@ -256,6 +256,33 @@ test_expect_success 'R of cores in runs, with a gap, taken upward and downward' 
 	printf "jobid=1\njobid=2\njobid=3\n" >expected &&
 	test_cmp expected ids
 '
+test_expect_success 'R of a job whose holds on one target are not together, and of one in descending rank' '
+	cat >ab.yaml <<-\EOF &&
+	version: 1
+	resources:
+	  - {type: slot, count: 2, label: a, with: [{type: core, count: 6}]}
+	  - {type: slot, count: 1, label: b, with: [{type: core, count: 1}]}
+	tasks:
+	  - {command: [app], slot: a, count: {per_slot: 1}}
+	  - {command: [app], slot: b, count: {per_slot: 1}}
+	attributes: {system: {duration: 0}}
+	EOF
+	echo "match allocate ab.yaml" >s6 &&
+	for p in first high; do
+		respol query --now=100 -F rv1_nosched -P $p \
+			--generate=nodes=3,cores=8 -f s6 || return 1
+	done | sed -n "s/.*\"R_lite\":\(\[[^]]*\]\).*/\1/p" >out &&
+	cat >expected <<-\EOF &&
+	[{"children":{"core":"0-6"},"rank":"0"},{"children":{"core":"0-5"},"rank":"1"}]
+	[{"children":{"core":"2-7"},"rank":"1"},{"children":{"core":"1-7"},"rank":"2"}]
+	EOF
+	test_cmp expected out &&
+	respol jobspec create -N2 -n2 -c4 -- app >n2.yaml &&
+	echo "match allocate n2.yaml" >s7 &&
+	respol query --now=100 -F rv1_nosched -P high \
+		--generate=nodes=3,cores=8 -f s7 >out &&
+	grep -F "\"R_lite\":[{\"children\":{\"core\":\"4-7\"},\"rank\":\"1-2\"}]" out
+'
 # Wait (up to 30 s) for job $1's answer in out.
 wait_answer () {
 	n=0 &&

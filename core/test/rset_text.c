@@ -684,6 +684,183 @@ static void test_not_plain (void)
     }
 }
 
+/* --- a set with room for its first target's record (rset_create_one) ---- */
+
+/* A set of rset_create_one with target rank of host, cores lo .. hi. */
+static struct rp_rset *room_set (unsigned int rank, const char *host,
+                                 unsigned int lo, unsigned int hi)
+{
+    struct rp_rset *r = rset_create_one (NULL, NULL, NULL);
+    struct rp_idset *cores, *gpus;
+    rp_error_t e;
+
+    if (!r || rset_add_target_empty (r, rank, host, &cores, &gpus, &e) < 0
+        || rp_idset_add_range (cores, lo, hi) < 0)
+        BAIL_OUT ("room_set: %s", strerror (errno));
+    return r;
+}
+
+static struct rp_rset *decoded (const char *text)
+{
+    rp_error_t e;
+    struct rp_rset *r = rp_rset_decode (text, &e);
+
+    if (!r)
+        BAIL_OUT ("decoded: %s", e.text);
+    return r;
+}
+
+static size_t refs_of (const struct rp_rset *r, size_t i)
+{
+    return atomic_load (&r->t[i].ch->refs);
+}
+
+/* The record in the set's block is its first target's, shared as any
+ * other: the block outlives the set while a copy refers to it (under
+ * valgrind or a sanitizer a block freed early reads after free). */
+static void test_room_shared (void)
+{
+    struct rp_rset *r = room_set (3, "node3", 0, 3);
+    struct rp_rset *want = decoded (
+        "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":\"3\","
+        "\"children\":{\"core\":\"0-3\"}}],\"nodelist\":[\"node3\"]}}");
+    struct rp_rset *copy, *back;
+    char *text;
+
+    ok (r->room_used && r->t[0].ch == set_room (r)
+            && refs_of (r, 0) == (2 * REF | IN_SET),
+        "room: the first target's record is in the set's block, the target's "
+        "and the set's references on it");
+    text = rp_rset_encode (r, 0);
+    back = text ? decoded (text) : NULL;
+    ok (same_set (r, want) && back && rp_rset_equal (back, r)
+            && rp_rset_equal (r, want) && rp_rset_count (r, "core") == 4
+            && strcmp (rp_rset_hostname (r, 3), "node3") == 0,
+        "room: R encodes as a set made by decode, and decodes equal");
+    free (text);
+    rp_rset_destroy (back);
+    copy = rp_rset_copy (r);
+    ok (copy && copy->t[0].ch == r->t[0].ch
+            && refs_of (r, 0) == (3 * REF | IN_SET),
+        "room: a copy shares the record");
+    rp_rset_destroy (r);
+    ok (refs_of (copy, 0) == (REF | IN_SET) && same_set (copy, want),
+        "room: the set destroyed, the copy still reads its record");
+    rp_rset_destroy (copy);
+    rp_rset_destroy (want);
+}
+
+/* A second target gets a record of its own; a refused target leaves the
+ * room free; an operation in place (built aside, swapped in) leaves each
+ * block its own room. */
+static void test_room_more (void)
+{
+    struct rp_rset *r = room_set (3, "node3", 0, 3);
+    struct rp_rset *four = decoded (
+        "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":\"4\","
+        "\"children\":{\"core\":\"0-3\"}}],\"nodelist\":[\"node4\"]}}");
+    struct rp_rset *want = decoded (
+        "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":\"3-4\","
+        "\"children\":{\"core\":\"0-3\"}}],\"nodelist\":[\"node[3-4]\"]}}");
+    struct rp_rset *x = rset_create_one (NULL, NULL, NULL);
+    struct rp_idset *cores, *gpus;
+    rp_error_t e;
+
+    ok (x && rset_add_target_empty (x, RP_IDSET_MAX_ID + 1u, "n", &cores,
+                                    &gpus, &e)
+                    < 0
+            && !x->room_used,
+        "room: a target refused leaves the room free");
+    ok (rset_add_target_empty (x, 1, "n1", &cores, &gpus, &e) == 0
+            && rset_add_target_empty (x, 2, "n2", &cores, &gpus, &e) == 0
+            && x->t[0].ch == set_room (x) && x->t[1].ch != set_room (x),
+        "room: given to the first target only");
+    ok (rset_add_target_empty (x, 1, "n1", &cores, &gpus, &e) < 0
+            && errno == EEXIST && refs_of (x, 0) == (2 * REF | IN_SET),
+        "room: a rank taken twice is refused, its record's references kept");
+    rp_rset_destroy (x);
+    ok (rp_rset_add (r, four, &e) == 0 && r->room && r->room_used
+            && same_set (r, want),
+        "room: a set changed in place keeps its block's room");
+    rp_rset_destroy (four);
+    ok (same_set (r, want), "room: and reads what it holds");
+    rp_rset_destroy (r);
+    rp_rset_destroy (want);
+}
+
+/* Targets pushed out of rank order, then sorted: the set made in order;
+ * the first target's record in the room. */
+static void test_push_sort (void)
+{
+    static const unsigned int ranks[] = { 5, 3, 4 };
+    struct rp_rset *r = rset_create_one (NULL, NULL, NULL);
+    struct rp_rset *want = decoded (
+        "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":\"3-5\","
+        "\"children\":{\"core\":\"0-1\"}}],\"nodelist\":[\"n[3-5]\"]}}");
+    struct rp_idset *cores, *gpus;
+    char host[16];
+    rp_error_t e;
+    bool pushed = true;
+
+    for (size_t i = 0; i < NELEM (ranks); i++) {
+        snprintf (host, sizeof (host), "n%u", ranks[i]);
+        pushed = pushed
+                 && rset_push_target_empty (r, ranks[i], host, &cores, &gpus,
+                                            &e)
+                        == 0
+                 && rset_ids_add_range (cores, 0, 1) == 0;
+    }
+    ok (pushed && r->t[0].rank == 5 && r->t[0].ch == set_room (r),
+        "push: targets appended in the order given, the first in the room");
+    rset_sort_targets (r);
+    ok (same_set (r, want) && rp_rset_equal (r, want)
+            && strcmp (rp_rset_hostname (r, 4), "n4") == 0
+            && rp_rset_rank_of (r, "n5") == 5,
+        "push: sorted, the set made in rank order");
+    ok (rset_push_target_empty (r, RP_IDSET_MAX_ID + 1u, "x", &cores, &gpus,
+                                &e)
+                < 0
+            && strcmp (e.text, "rank 4294967295 is out of range") == 0,
+        "push: a rank out of range is refused");
+    rp_rset_destroy (r);
+    rp_rset_destroy (want);
+}
+
+/* rset_ids_add_range: the first range of an empty set in place, the
+ * others (and bad ranges) as rp_idset_add_range answers. */
+static void test_ids_add_range (void)
+{
+    struct rp_idset *a = rp_idset_create (), *b = rp_idset_create ();
+    char *sa = NULL, *sb = NULL;
+    int ra, rb;
+
+    ok (a && b && rset_ids_add_range (a, 4, 7) == 0 && a->n == 1
+            && a->r == &a->one && rp_idset_count (a) == 4
+            && rset_ids_add_range (a, 0, 1) == 0
+            && rset_ids_add_range (a, 2, 2) == 0
+            && rp_idset_add_range (b, 0, 2) == 0
+            && rp_idset_add_range (b, 4, 7) == 0
+            && (sa = rp_idset_encode (a, RP_IDSET_RANGES))
+            && (sb = rp_idset_encode (b, RP_IDSET_RANGES))
+            && strcmp (sa, "0-2,4-7") == 0 && strcmp (sb, sa) == 0,
+        "rset_ids_add_range: a first range in place, then merged as "
+        "rp_idset_add_range merges");
+    free (sa);
+    free (sb);
+    rp_idset_destroy (a);
+    a = rp_idset_create ();
+    errno = 0;
+    ra = rset_ids_add_range (a, 3, 2);
+    ok (ra < 0 && errno == EINVAL && rp_idset_empty (a),
+        "rset_ids_add_range: lo > hi is EINVAL, the set left empty");
+    errno = 0;
+    rb = rset_ids_add_range (a, 0, RP_IDSET_MAX_ID + 1u);
+    ok (rb < 0 && errno == ERANGE && rp_idset_empty (a),
+        "rset_ids_add_range: past RP_IDSET_MAX_ID is ERANGE");
+    rp_idset_destroy (a);
+    rp_idset_destroy (b);
+}
+
 int main (void)
 {
     plan (NO_PLAN);
@@ -695,6 +872,10 @@ int main (void)
     test_rfc_example ();
     test_long_nodelist ();
     test_not_plain ();
+    test_room_shared ();
+    test_room_more ();
+    test_ids_add_range ();
+    test_push_sort ();
     test_random ();
     done_testing ();
 }
