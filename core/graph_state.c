@@ -99,7 +99,9 @@
  * taken; an ancestor whose children changed in one type updates its
  * summaries as blk_update does.  "first", a slot of 4 cores on 1,024
  * nodes: gstate_take_leaves 1,562 -> 1,075 instructions per command;
- * building the state of 1,024 nodes 11.8 -> 8.9 million.
+ * building the state of 1,024 nodes 11.8 -> 8.9 million.  A run's summed
+ * changes are zeroed per type as the run first marks it, not all types
+ * (a memset call): 1,052 -> 1,045.
  *
  * A find's set up.  Most finds take the first child they look at (the
  * kept search's child, a slot's next core), so the summary levels are
@@ -856,9 +858,9 @@ static size_t leaf_run_changed (struct rp_gstate *s, const rp_vertex_t *v,
     int L = levels (g, p, nl, off);
     bool touch = s->nix > 0;
     struct leaf_group grp = { .entry = SIZE_MAX };
-    int64_t d[64];
+    int64_t d[64]; /* d[t] set when t is first marked in live: only those
+                    * are read */
 
-    memset (d, 0, T * sizeof (*d));
     for (j = i; j < n && vx[v[j]].parent == p; j++) {
         rp_vertex_t c = v[j];
         size_t t = vx[c].type, e = 0;
@@ -874,6 +876,8 @@ static size_t leaf_run_changed (struct rp_gstate *s, const rp_vertex_t *v,
             if (grp.entry != SIZE_MAX)
                 leaf_group_done (s, p, row, d, nl, off, L, grp);
             grp = (struct leaf_group){ .entry = e, .t = t };
+            if (!(live & 1ull << t))
+                d[t] = 0;
             live |= 1ull << t;
         }
         grp.sum += size;
