@@ -2180,7 +2180,8 @@ static void test_fit_again (void)
 /* Two searches kept at once (s->memo): a command searches the cluster's
  * nodes, then a node's cores; the next command's search of the nodes
  * begins where the last one found.  A third parent's search replaces the
- * entry not used last. */
+ * entry not used last.  A kept search found again moves to the child it
+ * finds now: the next begins there, one look. */
 static void test_fit_two (void)
 {
     rp_error_t e;
@@ -2223,6 +2224,15 @@ static void test_fit_two (void)
     ok (gstate_child_fit (s, rack, NONE, node1, RP_WALK_LOW)
             == rp_graph_rank_vertex (g, 5),
         "node5 put back: found before node101");
+    (void)gstate_take_whole (s, rp_graph_rank_vertex (g, 5));
+    ok (gstate_child_fit (s, rack, NONE, node1, RP_WALK_LOW) == n101
+            && memo_find (s, rack, node1, false) != NULL
+            && memo_find (s, rack, node1, false)->idx == 101,
+        "node5 taken again: the kept search finds node101, keeps its place");
+    fit_probes = 0;
+    rp_vertex_t again = gstate_child_fit (s, rack, NONE, node1, RP_WALK_LOW);
+    ok (again == n101 && fit_probes == 1,
+        "searched again: from node101, one look (%zu)", fit_probes);
     rp_graph_destroy (g);
 }
 
