@@ -313,7 +313,21 @@ void match_reqs_destroy (struct rp_match *x);
 void match_reqs_free (struct rp_matcher *m);
 uint64_t match_to_pool (const struct req *q, uint64_t v);
 uint64_t match_to_request (const struct req *q, uint64_t a);
-bool match_count_largest (const struct req *q, uint64_t limit, uint64_t *v);
+/* The largest acceptable count of q not above limit (false: none): a
+ * fixed count (a slot of 4 cores) inline, without reading the jobspec's
+ * range or idset (126 instructions a match); the others through
+ * match_count_range. */
+bool match_count_range (const struct req *q, uint64_t limit, uint64_t *v);
+static inline bool match_count_largest (const struct req *q, uint64_t limit,
+                                        uint64_t *v)
+{
+    if (!q->fixed)
+        return match_count_range (q, limit, v);
+    if (q->min > limit)
+        return false;
+    *v = q->min;
+    return true;
+}
 
 /* match.c: one match's life (setup, find on the live state else say why,
  * cleanup); match_time.c runs them in a window of time. */
@@ -458,19 +472,6 @@ static inline void match_log_hold (struct rp_match *x, rp_vertex_t v,
         x->m->mark[v] = x->m->epoch;
         h->marked = true;
     }
-}
-
-/* match_count_largest with a fixed count answered inline: a place asks it
- * once, a call through match_request.c for the one comparison. */
-static inline bool match_count_take (const struct req *q, uint64_t limit,
-                                     uint64_t *v)
-{
-    if (!q->fixed)
-        return match_count_largest (q, limit, v);
-    if (q->min > limit)
-        return false;
-    *v = q->min;
-    return true;
 }
 
 /* --- a job record and the R allocate returns, one block ----------------- */

@@ -53,19 +53,12 @@ uint64_t match_to_request (const struct req *q, uint64_t a)
     return x > UINT64_MAX ? UINT64_MAX : (uint64_t)x;
 }
 
-/* The largest acceptable count not above limit: a fixed count (a slot
- * of 4 cores) without reading the jobspec's range or idset, which cost
- * 126 instructions a match. */
-bool match_count_largest (const struct req *q, uint64_t limit, uint64_t *v)
+/* match_count_largest of a count that is not fixed: the jobspec's range
+ * or idset read. */
+bool match_count_range (const struct req *q, uint64_t limit, uint64_t *v)
 {
     const struct rp_idset *ids;
 
-    if (q->fixed) {
-        if (q->min > limit)
-            return false;
-        *v = q->min;
-        return true;
-    }
     ids = rp_jobspec_resource_count_idset (q->r);
     if (!ids)
         return rp_range_largest (rp_jobspec_resource_count (q->r), limit, v);

@@ -1285,7 +1285,7 @@ static int units_place (struct rp_match *x, struct req *q, rp_vertex_t at,
         if (retake (x, q, pu) < 0)
             return -1;
     }
-    if (!match_count_take (q, x->found, &n))
+    if (!match_count_largest (q, x->found, &n))
         return 0;
     if (n < x->found) {
         rollback (x, q->marks[n - 1]);
