@@ -712,14 +712,19 @@ static void add_up (struct rp_gstate *s, rp_vertex_t v, size_t t, int64_t d)
  * marked in live (the others by none; gain: some d[t] > 0): add_up of
  * each, the summary levels and v's place found once per ancestor (a
  * whole subtree changes several types at once), an ancestor's
- * aggregates added to for the types that changed only, the summaries of
- * one type changed (a slot's cores) updated as blk_update would. */
+ * aggregates added to for the types that changed only; one type changed
+ * (a slot's cores) is add_up's. */
 static void add_up_live (struct rp_gstate *s, rp_vertex_t v, const int64_t *d,
                          uint64_t live, bool gain)
 {
     const struct rp_graph *g = s->g;
     size_t T = ntypes (g), n[MAX_LEVELS];
     uint64_t off[MAX_LEVELS];
+    if (live && !(live & (live - 1))) {
+        size_t t = (size_t)__builtin_ctzll (live);
+        add_up (s, v, t, d[t]);
+        return;
+    }
     for (rp_vertex_t p = parent_of (g, v); p != NONE; p = parent_of (g, p)) {
         int L = levels (g, p, n, off);
         uint64_t *row = &s->agg[(size_t)g->iidx[p] * T];
@@ -727,11 +732,7 @@ static void add_up_live (struct rp_gstate *s, rp_vertex_t v, const int64_t *d,
             memo_gain (s, p, v);
         for (uint64_t w = live; w; w &= w - 1)
             row[__builtin_ctzll (w)] += (uint64_t)d[__builtin_ctzll (w)];
-        if (L > 0 && live && !(live & (live - 1))) { /* one type */
-            size_t t = (size_t)__builtin_ctzll (live);
-            blk_update_at (s, p, v, n, off, L, child_pos_cached (s, v), t,
-                           d[t]);
-        } else if (L > 0)
+        if (L > 0)
             blk_update_all (s, p, v, n, off, L, child_pos_cached (s, v), d,
                             live);
         if (s->nix)
