@@ -147,6 +147,8 @@ struct job_block {
     size_t room;        /* the room's offset in the block; 0: none (left) */
 };
 
+_Static_assert (offsetof (struct job_block, refs) == 0,
+                "a job's block begins with its count (rset_create_one)");
 _Static_assert (sizeof (struct job) % _Alignof (struct hold) == 0,
                 "a job's holds follow it in its block");
 _Static_assert (sizeof (struct job_block) % _Alignof (struct job) == 0,
@@ -209,13 +211,12 @@ struct job *match_job_create_with_R (uint64_t jobid, const struct hold *log,
     return job_create (jobid, log, n, start, expiration, rset_one_size ());
 }
 
-void *match_job_room (struct job *j, atomic_size_t **refs, void **block)
+void *match_job_room (struct job *j, atomic_size_t **block)
 {
     struct job_block *b = (struct job_block *)j - 1;
     size_t at = b->room;
 
-    *refs = &b->refs;
-    *block = b;
+    *block = &b->refs;
     b->room = 0;
     return at ? (char *)b + at : NULL;
 }

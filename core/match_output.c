@@ -721,17 +721,17 @@ struct rp_rset *match_rset_build (const struct rp_matcher *m,
                                   double start, double expiration,
                                   rp_error_t *error)
 {
-    return rset_build (rset_create_one (NULL, NULL, NULL), m, holds, n, start,
+    return rset_build (rset_create_one (NULL, NULL), m, holds, n, start,
                        expiration, error);
 }
 
 struct rp_rset *match_job_rset (const struct rp_matcher *m, struct job *j,
                                 rp_error_t *error)
 {
-    atomic_size_t *refs;
-    void *block, *room = match_job_room (j, &refs, &block);
+    atomic_size_t *block;
+    void *room = match_job_room (j, &block);
 
-    return rset_build (rset_create_one (room, refs, block), m, j->holds,
+    return rset_build (rset_create_one (room, block), m, j->holds,
                        j->nholds, j->starttime, j->expiration, error);
 }
 

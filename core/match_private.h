@@ -484,9 +484,10 @@ static inline void match_log_hold (struct rp_match *x, rp_vertex_t v,
 struct job *match_job_create_with_R (uint64_t jobid, const struct hold *log,
                                      size_t n, double start,
                                      double expiration);
-/* Where j's R may be made (rset_create_one's mem, refs and block), taken
- * once; NULL: j has none (left). */
-void *match_job_room (struct job *j, atomic_size_t **refs, void **block);
+/* Where j's R may be made (rset_create_one's mem and block: j's block,
+ * which begins with its count of references), taken once; NULL: j has
+ * none (left). */
+void *match_job_room (struct job *j, atomic_size_t **block);
 /* Free j's record (match_job_destroy's last step): its block, once the R
  * made in it is destroyed too. */
 void match_job_free (struct job *j);

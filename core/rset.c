@@ -153,19 +153,17 @@ struct rp_rset {
     bool room;
     bool room_used;
     /* A set in another's block (a job record's, rset_create_one): that
-     * block's count of references, the set holding one, and the block;
-     * NULL: the set's block is its own. */
-    atomic_size_t *block_refs;
-    void *block;
+     * block, which begins with its count of references, the set holding
+     * one; NULL: the set's block is its own. */
+    atomic_size_t *block;
 };
 
 /* Free r's block: its own, or the block it shares (the last reference). */
 static void set_block_free (struct rp_rset *r)
 {
-    if (!r->block_refs)
+    if (!r->block)
         free (r);
-    else if (atomic_fetch_sub_explicit (r->block_refs, 1, memory_order_acq_rel)
-             == 1)
+    else if (atomic_fetch_sub_explicit (r->block, 1, memory_order_acq_rel) == 1)
         free (r->block);
 }
 
@@ -529,15 +527,14 @@ size_t rset_one_size (void)
            + 2 * sizeof (struct rp_idset);
 }
 
-struct rp_rset *rset_create_one (void *mem, atomic_size_t *refs, void *block)
+struct rp_rset *rset_create_one (void *mem, atomic_size_t *block)
 {
     struct rp_rset *r = rset_create_in (rset_one_size (), mem);
 
     if (r)
         r->room = true;
     if (r && mem) {
-        atomic_fetch_add_explicit (refs, 1, memory_order_relaxed);
-        r->block_refs = refs;
+        atomic_fetch_add_explicit (block, 1, memory_order_relaxed);
         r->block = block;
     }
     return r;
@@ -597,11 +594,9 @@ static void rset_swap (struct rp_rset *a, struct rp_rset *b)
     moved_from (b, a);
     b->room = a->room;
     b->room_used = a->room_used;
-    b->block_refs = a->block_refs;
     b->block = a->block;
     a->room = tmp.room;
     a->room_used = tmp.room_used;
-    a->block_refs = tmp.block_refs;
     a->block = tmp.block;
 }
 

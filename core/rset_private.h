@@ -23,10 +23,11 @@ int rset_set_scheduling_text (struct rp_rset *r, char *text);
  *
  * mem NULL: the block is allocated.  Else the set is made at mem
  * (rset_one_size bytes, aligned as malloc aligns) inside another's
- * block, whose count of references refs the set takes one of: the set
- * and its record done with, it drops it, and the last reference frees
- * block (a job record and the R allocate returns, one allocation). */
-struct rp_rset *rset_create_one (void *mem, atomic_size_t *refs, void *block);
+ * block, a malloc'd block that begins with its count of references: the
+ * set takes one, drops it when the set and its record are done with, and
+ * the last reference frees block (a job record and the R allocate
+ * returns, one allocation). */
+struct rp_rset *rset_create_one (void *mem, atomic_size_t *block);
 size_t rset_one_size (void);
 
 /* What rp_rset_add_target checks of a host name: 0, or -1 with the

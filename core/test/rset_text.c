@@ -690,7 +690,7 @@ static void test_not_plain (void)
 static struct rp_rset *room_set (unsigned int rank, const char *host,
                                  unsigned int lo, unsigned int hi)
 {
-    struct rp_rset *r = rset_create_one (NULL, NULL, NULL);
+    struct rp_rset *r = rset_create_one (NULL, NULL);
     struct rp_idset *cores, *gpus;
     rp_error_t e;
 
@@ -762,7 +762,7 @@ static void test_room_more (void)
     struct rp_rset *want = decoded (
         "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":\"3-4\","
         "\"children\":{\"core\":\"0-3\"}}],\"nodelist\":[\"node[3-4]\"]}}");
-    struct rp_rset *x = rset_create_one (NULL, NULL, NULL);
+    struct rp_rset *x = rset_create_one (NULL, NULL);
     struct rp_idset *cores, *gpus;
     rp_error_t e;
 
@@ -793,7 +793,7 @@ static void test_room_more (void)
 static void test_push_sort (void)
 {
     static const unsigned int ranks[] = { 5, 3, 4 };
-    struct rp_rset *r = rset_create_one (NULL, NULL, NULL);
+    struct rp_rset *r = rset_create_one (NULL, NULL);
     struct rp_rset *want = decoded (
         "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":\"3-5\","
         "\"children\":{\"core\":\"0-1\"}}],\"nodelist\":[\"n[3-5]\"]}}");
