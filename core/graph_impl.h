@@ -309,8 +309,13 @@ size_t graph_blk_entries (size_t k);
 /* A state of g: everything up and free (NULL: out of memory). */
 struct rp_gstate *gstate_create (struct rp_graph *g);
 void gstate_destroy (struct rp_gstate *s);
-/* v and all its ancestors up */
-bool gstate_path_up (const struct rp_gstate *s, rp_vertex_t v);
+/* v and all its ancestors up: when some vertex is down, the climb (out of
+ * line); else true at once (inline: a slot's leaves ask it each). */
+bool gstate_path_climb (const struct rp_gstate *s, rp_vertex_t v);
+static inline bool gstate_path_up (const struct rp_gstate *s, rp_vertex_t v)
+{
+    return s->nnotup == 0 || gstate_path_climb (s, v);
+}
 void gstate_set_state (struct rp_gstate *s, rp_vertex_t v, uint8_t state);
 
 /* graph_index.c */

@@ -678,11 +678,9 @@ bool gstate_idle (const struct rp_gstate *s, rp_vertex_t v)
     return true;
 }
 
-/* v and all its ancestors up */
-bool gstate_path_up (const struct rp_gstate *s, rp_vertex_t v)
+/* gstate_path_up past its test of nnotup */
+bool gstate_path_climb (const struct rp_gstate *s, rp_vertex_t v)
 {
-    if (s->nnotup == 0)
-        return true;
     for (; v != NONE; v = parent_of (s->g, v)) {
         if (!st_up (s, v))
             return false;
@@ -798,23 +796,12 @@ static inline bool leaf_takes (const struct rp_gstate *s, rp_vertex_t v)
 
     return g && v < g->n && g->iidx[v] == NONE && g->v[v].size > 0
            && (s->shared[v] | s->used[v]) == 0
-           && (s->nnotup == 0 || gstate_path_up (s, v));
+           && gstate_path_up (s, v);
 }
 
 bool gstate_leaf_takes (const struct rp_gstate *s, rp_vertex_t v)
 {
     return s && leaf_takes (s, v);
-}
-
-/* Leaf c's contribution to p of type t, before now, was before; c is
- * p's child number pos. */
-static void blk_leaf_changed (struct rp_gstate *s, rp_vertex_t p,
-                              const size_t *nl, const uint64_t *off, int L,
-                              rp_vertex_t c, size_t pos, size_t t,
-                              uint64_t before)
-{
-    blk_update_at (s, p, c, nl, off, L, pos, t,
-                   (int64_t)(st_contrib (s, c, t) - before));
 }
 
 /* A group of leaves of one run: one level 1 entry (0 without summaries)
@@ -835,8 +822,9 @@ static inline void leaf_group_done (struct rp_gstate *s, rp_vertex_t p,
 {
     row[g.t] -= g.sum;
     d[g.t] -= (int64_t)g.sum;
-    if (L > 0)
-        blk_leaf_changed (s, p, nl, off, L, g.last, g.pos, g.t, g.before);
+    if (L > 0) /* the last leaf's contribution, before: the largest */
+        blk_update_at (s, p, g.last, nl, off, L, g.pos, g.t,
+                       (int64_t)(st_contrib (s, g.last, g.t) - g.before));
 }
 
 /* The leaves v[i..n) that share v[i]'s parent p, their counters already
